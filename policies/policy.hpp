@@ -1,0 +1,212 @@
+// The load-balancing policy interface: a request in, a lazy query plan out.
+//
+// Contract (modelled on Java driver 3.x LoadBalancingPolicy):
+// - A policy sees the cluster only through a read-only ClusterView (hosts with DC, rack, the
+//   driver's up/down view and the client's in-flight count per host). It keeps any other state
+//   itself, fed by explicit calls: on_up/on_down, on_request_sent, on_response.
+// - new_plan() returns a lazy Plan built in the caller's PlanArena. Work that the driver does
+//   lazily (TokenAwarePolicy building its child plan only when the replicas run out) is lazy here
+//   too, so round-robin indexes advance exactly as in the driver.
+// - Randomness comes only from the PlanRandom passed in, which counts draws by the generator they
+//   model (a shared java.util.Random or a thread-local one) so the client model can charge them.
+// - new_plan() and Plan::next() do not allocate in steady state (the arena reuses its memory).
+//   The PlanRandom and PlanArena given to new_plan() must outlive the plan: a lazily built child
+//   plan is made in the same arena and its draws are counted in the same PlanRandom.
+// - distance() changes only inside init(), on_up(), on_down() and restore_state(), so a wrapper
+//   may cache its child's distances after forwarding one of those calls.
+// - Policies compose as decorators: a wrapper holds its child as a std::unique_ptr<Policy> and
+//   forwards every event (including restore_state) to it.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <array>
+#include <memory>
+#include <new>
+#include <optional>
+#include <span>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "sim/cluster/consistency.hpp"
+#include "sim/cluster/murmur3.hpp"
+#include "sim/cluster/topology.hpp"
+#include "sim/core/rng.hpp"
+#include "sim/core/time.hpp"
+
+namespace lbsim::policy {
+
+using HostId = NodeId;
+inline constexpr HostId kNoHost = kNoNode;
+
+// Java driver HostDistance; the order matters (LOCAL < REMOTE < IGNORED).
+enum class Distance : std::uint8_t { Local, Remote, Ignored };
+
+// What the driver currently believes about each host. Owned by the simulator (or `lbsim plan`);
+// policies hold a const pointer to it.
+class ClusterView {
+ public:
+  explicit ClusterView(const Topology& topo) : topo_(&topo), up_(topo.size(), 1), in_flight_(topo.size(), 0) {}
+  const Topology& topology() const { return *topo_; }
+  std::size_t size() const { return topo_->size(); }
+  std::uint32_t dc(HostId h) const { return topo_->node_dc[h]; }
+  std::uint32_t rack(HostId h) const { return topo_->node_rack[h]; }
+  bool is_up(HostId h) const { return up_[h] != 0; }
+  std::int32_t in_flight(HostId h) const { return in_flight_[h]; }
+
+  void set_up(HostId h, bool up) { up_[h] = up ? 1 : 0; }
+  void set_in_flight(HostId h, std::int32_t n) { in_flight_[h] = n; }
+  void add_in_flight(HostId h, std::int32_t delta) { in_flight_[h] += delta; }
+
+ private:
+  const Topology* topo_;
+  std::vector<std::uint8_t> up_;
+  std::vector<std::int32_t> in_flight_;
+};
+
+struct Request {
+  // False when the statement has no routing key or no keyspace: token-aware policies then return
+  // the child plan unchanged.
+  bool routed = false;
+  Token token = 0;
+  // The keyspace's replicas for the token, in driver order (Java 3.x Metadata.getReplicas).
+  std::span<const HostId> replicas;
+  ConsistencyLevel cl = ConsistencyLevel::LocalOne;
+  SimTime now = 0;
+};
+
+// Which generator a random draw models (TokenAware "shuffle_rng").
+enum class RngModel : std::uint8_t { Shared, ThreadLocal };
+
+class PlanRandom {
+ public:
+  explicit PlanRandom(Rng& rng) : rng_(&rng) {}
+  // Uniform in [0, n), n > 0; counted as one draw of generator `model` (one nextInt call).
+  std::uint32_t below(std::uint32_t n, RngModel model) {
+    ++(model == RngModel::Shared ? shared_draws : thread_local_draws);
+    return static_cast<std::uint32_t>(rng_->below(n));
+  }
+  Rng& raw() { return *rng_; }
+  std::uint32_t shared_draws = 0;
+  std::uint32_t thread_local_draws = 0;
+
+ private:
+  Rng* rng_;
+};
+
+// A lazy query plan. Plans live in a PlanArena and must be trivially destructible.
+class Plan {
+ public:
+  // The next host to try, or kNoHost when the plan is exhausted (and forever after).
+  virtual HostId next() = 0;
+
+ protected:
+  ~Plan() = default;
+};
+
+// Bump allocator for one request's plan objects. reset() makes the memory reusable; overflow
+// chunks are kept, so steady-state planning never allocates.
+class PlanArena {
+ public:
+  PlanArena() = default;
+  PlanArena(const PlanArena&) = delete;
+  PlanArena& operator=(const PlanArena&) = delete;
+  PlanArena(PlanArena&&) = default;
+  PlanArena& operator=(PlanArena&&) = default;
+
+  template <class T, class... Args>
+  T* make(Args&&... args) {
+    static_assert(std::is_trivially_destructible_v<T>, "plans in an arena are never destroyed");
+    return ::new (allocate(sizeof(T), alignof(T))) T(std::forward<Args>(args)...);
+  }
+  // Uninitialized storage for n hosts.
+  std::span<HostId> hosts(std::size_t n) {
+    return {static_cast<HostId*>(allocate(n * sizeof(HostId), alignof(HostId))), n};
+  }
+  void reset() {
+    chunk_ = 0;
+    used_ = 0;
+  }
+  // Chunks ever allocated: constant in steady state (benchmarks check that plans do not allocate).
+  std::size_t chunk_count() const { return chunks_.size(); }
+
+ private:
+  static constexpr std::size_t kChunk = 4096;
+  void* allocate(std::size_t size, std::size_t align) {
+    for (;;) {
+      if (chunk_ < chunks_.size()) {
+        auto& c = chunks_[chunk_];
+        const std::size_t at = (used_ + align - 1) & ~(align - 1);
+        if (at + size <= c.size) {
+          used_ = at + size;
+          return c.data.get() + at;
+        }
+        ++chunk_;
+        used_ = 0;
+        continue;
+      }
+      const std::size_t sz = size + align > kChunk ? size + align : kChunk;
+      chunks_.push_back({std::make_unique<std::byte[]>(sz), sz});
+    }
+  }
+  struct Chunk {
+    std::unique_ptr<std::byte[]> data;
+    std::size_t size;
+  };
+  std::vector<Chunk> chunks_;
+  std::size_t chunk_ = 0;
+  std::size_t used_ = 0;
+};
+
+// Outcome of one attempt, as a driver's RequestTracker / LatencyTracker sees it.
+enum class ResponseKind : std::uint8_t {
+  Success,
+  Timeout,        // server read/write timeout: counted by LatencyAware and by Default4x
+  ClientTimeout,  // driver-side timeout (DriverTimeoutException / OperationTimedOutException):
+                  // counted by LatencyAware, not by Default4x (4.x onNodeError skips it)
+  Unavailable,    // not counted by LatencyAware (Java 3.x LatencyAwarePolicy.EXCLUDED_EXCEPTIONS)
+  Overloaded,     // not counted
+  OtherError      // counted
+};
+
+// Per-host feedback state, to reproduce a situation (`lbsim plan --state`, tests). In-flight
+// counts are not here: they live in the ClusterView.
+struct HostState {
+  // 4.x DefaultLoadBalancingPolicy responseTimes: the last (at most two) response timestamps,
+  // oldest first. response_count 0 means no entry.
+  int response_count = 0;
+  std::array<SimTime, 2> response_times{0, 0};
+  // 3.x LatencyAwarePolicy TimestampedAverage. has_latency false means no tracker data.
+  bool has_latency = false;
+  std::int64_t latency_samples = 0;  // nbMeasure
+  SimTime latency_average = -1;      // ns; -1 while warm-up samples are being discarded
+  SimTime latency_updated = 0;       // timestamp of the last sample
+  // 4.x upTimes entry. OSS 4.x never writes it (only its tests do), so only this sets it.
+  std::optional<SimTime> up_time;
+};
+
+class Policy {
+ public:
+  virtual ~Policy() = default;
+
+  // Called once before any plan. `rng` is the policy's own stream (random start indexes).
+  virtual void init(const ClusterView& view, Rng& rng) = 0;
+  virtual Distance distance(HostId host) const = 0;
+  virtual Plan* new_plan(const Request& req, PlanRandom& rnd, PlanArena& arena) = 0;
+
+  // Host state changes as the driver learns them (after the detection delay).
+  virtual void on_up(HostId) {}
+  virtual void on_down(HostId) {}
+  // Feedback on every attempt: sent to `host` at `now`; a response after `latency`.
+  virtual void on_request_sent(HostId, SimTime /*now*/) {}
+  virtual void on_response(HostId, SimTime /*now*/, SimTime /*latency*/, ResponseKind) {}
+  // Overwrites the feedback state a policy keeps for `host` (no-op for policies without any).
+  // Wrappers forward it to their child.
+  virtual void restore_state(HostId, const HostState&) {}
+
+  // True for policies whose choices depend on feedback (LatencyAware, Default4x): the analytic
+  // load model marks them "not modelled".
+  virtual bool adaptive() const { return false; }
+};
+
+}  // namespace lbsim::policy

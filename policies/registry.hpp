@@ -1,0 +1,59 @@
+// Policies registered by name, each with a one-line description and its parameters.
+//
+// A policy spec is a JSON object with a "type" and the driver-builder parameters
+// ({"type":"TokenAware","ordering":"RANDOM","child":{"type":"DCAwareRoundRobin","local_dc":"dc1"}}).
+// The same spec is used in scenarios and on the command line. Each policy file registers itself:
+//
+//   LBSIM_REGISTER_POLICY(RoundRobin, "Java 3.x RoundRobinPolicy: ...", {"..."}, make_round_robin);
+//
+// make_policy() validates the spec; an unknown type or parameter is a ConfigError that names the
+// JSON path and lists the valid values.
+#pragma once
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "policies/policy.hpp"
+#include "sim/core/json_reader.hpp"
+
+namespace lbsim::policy {
+
+struct BuildContext {
+  const Topology* topology = nullptr;
+};
+
+using Factory = std::function<std::unique_ptr<Policy>(const jsonin::Json& spec, const std::string& path,
+                                                      const BuildContext& ctx)>;
+
+struct PolicyInfo {
+  std::string type;
+  std::string description;
+  std::vector<std::string> params;  // accepted keys besides "type"
+  Factory make;
+};
+
+class Registry {
+ public:
+  static Registry& instance();
+  bool add(PolicyInfo info);
+  const PolicyInfo* find(const std::string& type) const;
+  std::vector<const PolicyInfo*> all() const;  // sorted by type
+  std::vector<std::string> names() const;
+
+ private:
+  std::vector<PolicyInfo> infos_;
+};
+
+// Builds a policy from its spec; `path` is the spec's JSON path for messages.
+std::unique_ptr<Policy> make_policy(const jsonin::Json& spec, const std::string& path, const BuildContext& ctx);
+
+}  // namespace lbsim::policy
+
+#define LBSIM_POLICY_CONCAT2(a, b) a##b
+#define LBSIM_POLICY_CONCAT(a, b) LBSIM_POLICY_CONCAT2(a, b)
+#define LBSIM_REGISTER_POLICY(TYPE, DESCRIPTION, PARAMS, FACTORY)                              \
+  namespace {                                                                                  \
+  const bool LBSIM_POLICY_CONCAT(registered_, TYPE) =                                          \
+      ::lbsim::policy::Registry::instance().add({#TYPE, DESCRIPTION, PARAMS, FACTORY});        \
+  }

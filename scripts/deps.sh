@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Installs the Debian packages lbsim needs that are missing, and nothing else.
+# Uses sudo when not root. Quick when everything is already there (one dpkg-query).
+set -euo pipefail
+
+packages=(
+  cmake ninja-build g++ pkg-config
+  libboost-program-options-dev libeigen3-dev nlohmann-json3-dev libfmt-dev
+  libgtest-dev libgmock-dev libbenchmark-dev
+  python3 python3-cassandra   # the ring oracle used by the cross-check test (../shared/oracle)
+)
+if [ "${LBSIM_EXTRA_PACKAGES:-}" != "" ]; then
+  read -r -a extra <<<"$LBSIM_EXTRA_PACKAGES"
+  packages+=("${extra[@]}")
+fi
+
+missing=()
+for p in "${packages[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$p")
+  fi
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+sudo=""
+if [ "$(id -u)" -ne 0 ]; then sudo="sudo"; fi
+echo "deps: installing ${missing[*]}" >&2
+$sudo apt-get update -qq
+DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2

@@ -1,0 +1,53 @@
+// `lbsim replicas FILE --json`: the token, owner and replicas of every key and token of a
+// topology file, with the oracle's field names plus "driver_order" (Java driver 3.x order).
+#include <iostream>
+
+#include "sim/cli/command.hpp"
+#include "sim/cli/ring_json.hpp"
+#include "sim/config/ring_input.hpp"
+
+namespace lbsim::cli {
+namespace {
+
+nlohmann::ordered_json answer(const RingInput& in, Token t) {
+  const TokenRing& ring = *in.ring;
+  const std::size_t r = ring.range_index(t);
+  nlohmann::ordered_json j;
+  j["token"] = std::to_string(t);
+  j["owner"] = ring.topology().nodes[ring.owner_at(r)].id;
+  j["replicas"] = id_list(ring, ring.replicas_at(r, ReplicaOrder::Server));
+  j["driver_order"] = id_list(ring, ring.replicas_at(r, ReplicaOrder::Driver));
+  if (in.sharding) j["shard"] = shard_of(t, *in.sharding);
+  return j;
+}
+
+int run_replicas(const std::vector<std::string>& args) {
+  po::options_description opts("options");
+  opts.add_options()("file", po::value<std::string>()->required(), "topology file (JSON) with \"keys\" and/or \"tokens\"")(
+      "json", po::bool_switch(), "print JSON (the only format; accepted for symmetry with the oracle)");
+  po::positional_options_description pos;
+  pos.add("file", 1);
+  po::variables_map vm;
+  if (!parse_options("replicas", "FILE --json", args, opts, pos, vm)) return 0;
+  const RingInput in = load_ring_input(vm["file"].as<std::string>());
+  nlohmann::ordered_json out;
+  out["keys"] = nlohmann::ordered_json::array();
+  for (const auto& k : in.keys) {
+    nlohmann::ordered_json j = answer(in, murmur3_token(k.routing_key));
+    j["key"] = k.text;
+    if (k.composite) j["routing_key"] = to_hex(k.routing_key);
+    out["keys"].push_back(std::move(j));
+  }
+  out["tokens"] = nlohmann::ordered_json::array();
+  for (Token t : in.tokens) out["tokens"].push_back(answer(in, t));
+  out["nodes"] = node_ownership_json(*in.ring, false);
+  out["warnings"] = in.warnings;
+  std::cout << out.dump(1) << "\n";
+  return 0;
+}
+
+}  // namespace
+
+LBSIM_REGISTER_COMMAND("replicas", "token, owner, replicas (server and driver order) and shard of each key/token of a file", run_replicas)
+
+}  // namespace lbsim::cli

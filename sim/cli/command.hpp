@@ -1,0 +1,37 @@
+// `lbsim COMMAND ...`: each command lives in its own cmd_<name>.cpp and registers itself here.
+// A command returns its exit code. It throws ConfigError for bad input (main prints it and exits
+// with 2) and IoError for output failures (exit 1). Options are parsed with Boost.Program_options.
+#pragma once
+#include <functional>
+#include <string>
+#include <vector>
+
+#include <boost/program_options.hpp>
+
+namespace lbsim::cli {
+
+struct Command {
+  std::string name;
+  std::string summary;  // one line, for `lbsim --help`
+  std::function<int(const std::vector<std::string>& args)> run;  // args exclude "lbsim COMMAND"
+};
+
+bool register_command(Command cmd);
+const std::vector<Command>& commands();
+
+namespace po = boost::program_options;
+
+// Parses `args` against `opts` (+ positional); prints usage and returns false on --help.
+// Unknown options and bad values are ConfigErrors naming the option.
+bool parse_options(const std::string& command, const std::string& usage, const std::vector<std::string>& args,
+                   po::options_description& opts, const po::positional_options_description& positional,
+                   po::variables_map& vm);
+
+}  // namespace lbsim::cli
+
+#define LBSIM_CMD_CONCAT2(a, b) a##b
+#define LBSIM_CMD_CONCAT(a, b) LBSIM_CMD_CONCAT2(a, b)
+#define LBSIM_REGISTER_COMMAND(NAME, SUMMARY, FN) \
+  namespace {                                     \
+  const bool LBSIM_CMD_CONCAT(cmd_registered_, __LINE__) = ::lbsim::cli::register_command({NAME, SUMMARY, FN}); \
+  }

@@ -1,0 +1,113 @@
+// The token ring with replica placement precomputed per vnode range.
+//
+// Ownership (TokenMetadata.firstTokenIndex): a token belongs to the first ring token >= it,
+// wrapping past the largest to the smallest. Ring token i owns (token[i-1], token[i]].
+//
+// Two replica orders are stored for every range, with the same set of nodes:
+// - Server: what Cassandra 3.x/4.x and ScyllaDB compute (SimpleStrategy ring walk; NTS
+//   DatacenterEndpoints with the `rf - racks` repeats rule). Used by coordinators.
+// - Driver: the order Java driver 3.x Metadata.getReplicas returns (ReplicationStrategy: NTS with
+//   a per-DC deferred "skipped" LinkedHashSet flushed when the DC's last rack is seen; DCs
+//   interleaved in ring-walk order). TokenAwarePolicy TOPOLOGICAL relies on it.
+// For SimpleStrategy both orders are the ring walk. See ../shared/docs/ring.md sections 2.1-2.3.
+//
+// Every range has the same number of replicas: sum over DCs of min(rf, nodes in DC) for NTS,
+// min(rf, nodes) for SimpleStrategy. Storage is flat, O(ring tokens x RF); a lookup is a bucket
+// index plus a short binary search.
+#pragma once
+#include <cstdint>
+
+#include "sim/core/int128.hpp"
+#include <span>
+#include <string>
+#include <vector>
+
+#include "sim/cluster/topology.hpp"
+
+namespace lbsim {
+
+enum class ReplicaOrder : std::uint8_t { Server, Driver };
+
+struct NodeOwnership {
+  double primary = 0;   // arc of the node's primary ranges / 2^64 (nodetool "Owns")
+  double replica = 0;   // arc of every range it replicates / 2^64 ("Owns (effective)")
+  u128 primary_arc = 0;
+  u128 replica_arc = 0;
+};
+
+struct Summary {
+  std::size_t count = 0;
+  double mean = 0, stddev = 0, min = 0, max = 0, max_over_mean = 0;  // population stddev
+};
+Summary summarize(std::span<const double> values);
+
+struct DcOwnership {
+  std::string dc;
+  int rf = 0;
+  std::size_t nodes = 0, racks = 0;
+  Summary primary, replica;
+};
+
+class TokenRing {
+ public:
+  TokenRing(Topology topology, Replication replication);
+
+  const Topology& topology() const { return topo_; }
+  const Replication& replication() const { return repl_; }
+  const std::vector<std::string>& warnings() const { return warnings_; }
+
+  std::size_t size() const { return tokens_.size(); }
+  Token token_at(std::size_t range) const { return tokens_[range]; }
+  NodeId owner_at(std::size_t range) const { return owners_[range]; }
+  std::size_t replicas_per_range() const { return stride_; }
+
+  // Index of the range that owns `t`: the first ring token >= t, wrapping to 0.
+  std::size_t range_index(Token t) const {
+    const std::uint64_t b = bucket_of(t);
+    std::size_t lo = bucket_start_[b], hi = bucket_start_[b + 1];
+    while (lo < hi) {
+      const std::size_t mid = (lo + hi) / 2;
+      if (tokens_[mid] < t) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo == tokens_.size() ? 0 : lo;
+  }
+  NodeId owner(Token t) const { return owners_[range_index(t)]; }
+
+  std::span<const NodeId> replicas_at(std::size_t range, ReplicaOrder order) const {
+    const auto& v = order == ReplicaOrder::Server ? server_ : driver_;
+    return {v.data() + range * stride_, stride_};
+  }
+  std::span<const NodeId> replicas(Token t, ReplicaOrder order) const {
+    return replicas_at(range_index(t), order);
+  }
+
+  // Arc length of range i: (token[i-1], token[i]], 2^64 for a one-token ring.
+  u128 arc(std::size_t range) const;
+  const std::vector<NodeOwnership>& ownership() const { return ownership_; }
+  std::vector<DcOwnership> dc_ownership() const;
+
+  std::size_t memory_bytes() const;
+
+ private:
+  std::uint64_t bucket_of(Token t) const {
+    return (static_cast<std::uint64_t>(t) ^ (std::uint64_t{1} << 63)) >> bucket_shift_;
+  }
+  void place_simple();
+  void place_nts();
+  void compute_ownership();
+
+  Topology topo_;
+  Replication repl_;
+  std::vector<std::string> warnings_;
+  std::vector<Token> tokens_;
+  std::vector<NodeId> owners_;
+  std::vector<std::uint32_t> bucket_start_;
+  int bucket_shift_ = 63;
+  std::size_t stride_ = 0;
+  std::vector<NodeId> server_;
+  std::vector<NodeId> driver_;
+  std::vector<NodeOwnership> ownership_;
+};
+
+}  // namespace lbsim

@@ -1,0 +1,87 @@
+#include "sim/cluster/topology.hpp"
+
+#include <algorithm>
+#include <unordered_map>
+
+#include <fmt/format.h>
+
+#include "sim/core/error.hpp"
+
+namespace lbsim {
+
+Topology Topology::build(std::vector<NodeSpec> nodes, const std::string& path) {
+  Topology t;
+  if (nodes.empty()) throw ConfigError(path, "must list at least one node");
+  if (nodes.size() > 0xfffffff0u) throw ConfigError(path, "too many nodes");
+  std::unordered_map<std::string, std::size_t> ids;
+  std::unordered_map<std::string, std::uint32_t> dc_of;
+  std::unordered_map<std::string, std::uint32_t> rack_of;  // key: dc + '\0' + rack
+  std::unordered_map<Token, std::size_t> token_owner;
+  std::size_t total_tokens = 0;
+  for (const auto& n : nodes) total_tokens += n.tokens.size();
+  token_owner.reserve(total_tokens);
+
+  for (std::size_t i = 0; i < nodes.size(); ++i) {
+    const auto& n = nodes[i];
+    const std::string np = path + "/" + std::to_string(i);
+    if (n.id.empty()) throw ConfigError(np + "/id", "must not be empty");
+    if (n.dc.empty()) throw ConfigError(np + "/dc", "must not be empty");
+    if (n.rack.empty()) throw ConfigError(np + "/rack", "must not be empty");
+    if (auto [it, fresh] = ids.emplace(n.id, i); !fresh)
+      throw ConfigError(np + "/id", fmt::format("duplicate node id '{}' (also {}/{})", n.id, path, it->second));
+    if (n.tokens.empty()) throw ConfigError(np + "/tokens", fmt::format("node '{}' has no tokens", n.id));
+    for (std::size_t k = 0; k < n.tokens.size(); ++k) {
+      auto [it, fresh] = token_owner.emplace(n.tokens[k], i);
+      if (!fresh)
+        throw ConfigError(np + "/tokens/" + std::to_string(k),
+                          fmt::format("duplicate token {} (also owned by node '{}')", n.tokens[k],
+                                      nodes[it->second].id));
+    }
+    auto [dit, new_dc] = dc_of.emplace(n.dc, static_cast<std::uint32_t>(t.dcs.size()));
+    if (new_dc) {
+      t.dcs.push_back(n.dc);
+      t.dc_node_count.push_back(0);
+      t.dc_rack_count.push_back(0);
+    }
+    const std::uint32_t dc = dit->second;
+    auto [rit, new_rack] = rack_of.emplace(n.dc + '\0' + n.rack, static_cast<std::uint32_t>(t.racks.size()));
+    if (new_rack) {
+      t.racks.push_back(n.rack);
+      t.rack_dc.push_back(dc);
+      ++t.dc_rack_count[dc];
+    }
+    ++t.dc_node_count[dc];
+    t.node_dc.push_back(dc);
+    t.node_rack.push_back(rit->second);
+  }
+  t.nodes = std::move(nodes);
+  return t;
+}
+
+std::optional<std::uint32_t> Topology::dc_index(std::string_view name) const {
+  for (std::size_t i = 0; i < dcs.size(); ++i)
+    if (dcs[i] == name) return static_cast<std::uint32_t>(i);
+  return std::nullopt;
+}
+
+std::optional<NodeId> Topology::node_index(std::string_view id) const {
+  for (std::size_t i = 0; i < nodes.size(); ++i)
+    if (nodes[i].id == id) return static_cast<NodeId>(i);
+  return std::nullopt;
+}
+
+int Replication::rf_for_dc(std::string_view dc) const {
+  for (const auto& [name, rf] : dc_rf)
+    if (name == dc) return rf;
+  return 0;
+}
+
+std::string Replication::describe() const {
+  if (kind == StrategyKind::Simple) return fmt::format("SimpleStrategy {{rf: {}}}", simple_rf);
+  std::string s = "NetworkTopologyStrategy {";
+  for (std::size_t i = 0; i < dc_rf.size(); ++i)
+    s += fmt::format("{}{}: {}", i ? ", " : "", dc_rf[i].first, dc_rf[i].second);
+  return s + "}";
+}
+
+}  // namespace lbsim

@@ -1,0 +1,56 @@
+// Cluster topology: nodes in datacenters and racks, each owning vnode tokens, and the keyspace's
+// replication settings. Plain data, validated by Topology::build.
+#pragma once
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "sim/cluster/murmur3.hpp"
+
+namespace lbsim {
+
+using NodeId = std::uint32_t;  // index into Topology::nodes
+inline constexpr NodeId kNoNode = 0xffffffffu;
+
+struct NodeSpec {
+  std::string id;
+  std::string dc;
+  std::string rack;
+  std::vector<Token> tokens;
+};
+
+struct Topology {
+  std::vector<NodeSpec> nodes;
+  std::vector<std::string> dcs;             // DC index -> name, in order of first appearance
+  std::vector<std::string> racks;           // rack index -> rack name (a rack is a (dc, rack) pair)
+  std::vector<std::uint32_t> rack_dc;       // rack index -> DC index
+  std::vector<std::uint32_t> node_dc;       // node -> DC index
+  std::vector<std::uint32_t> node_rack;     // node -> rack index
+  std::vector<std::uint32_t> dc_node_count; // DC index -> nodes
+  std::vector<std::uint32_t> dc_rack_count; // DC index -> racks
+
+  // Validates and indexes `nodes`. Throws ConfigError naming `path` + "/<i>/..." for a duplicate
+  // node id, an empty id/dc/rack, a node without tokens, or a token used twice in the ring.
+  static Topology build(std::vector<NodeSpec> nodes, const std::string& path = "/nodes");
+
+  std::optional<std::uint32_t> dc_index(std::string_view name) const;
+  std::optional<NodeId> node_index(std::string_view id) const;
+  std::size_t size() const { return nodes.size(); }
+};
+
+enum class StrategyKind { Simple, NetworkTopology };
+
+struct Replication {
+  StrategyKind kind = StrategyKind::Simple;
+  int simple_rf = 1;
+  // NetworkTopologyStrategy: DC name -> RF, in the order given. DCs absent from the topology are
+  // kept (Cassandra accepts them) and get no replicas.
+  std::vector<std::pair<std::string, int>> dc_rf;
+
+  int rf_for_dc(std::string_view dc) const;  // 0 when not listed
+  std::string describe() const;              // "NetworkTopologyStrategy {dc1: 3, dc2: 3}"
+};
+
+}  // namespace lbsim

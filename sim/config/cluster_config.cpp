@@ -1,0 +1,139 @@
+#include "sim/config/cluster_config.hpp"
+
+#include <filesystem>
+#include <set>
+
+#include <fmt/format.h>
+
+#include "sim/config/topology_file.hpp"
+
+namespace lbsim {
+
+using jsonin::Json;
+using jsonin::Object;
+
+namespace {
+// Cap on ring size so an impossible topology fails fast with an estimate instead of exhausting
+// memory: every ring token costs about 4 bytes per replica per order plus 12 bytes.
+constexpr std::int64_t kMaxRingTokens = 50'000'000;
+}  // namespace
+
+const std::vector<std::string>& cluster_topology_keys() {
+  static const std::vector<std::string> keys{"datacenters", "nodes",   "topology_file",
+                                             "num_tokens",  "token_allocation", "sharding"};
+  return keys;
+}
+
+std::vector<std::vector<Token>> random_tokens(std::size_t nodes, std::size_t num_tokens, Rng rng) {
+  // Cassandra Murmur3Partitioner.getRandomToken: uniform over the int64 range, never MINIMUM.
+  std::vector<std::vector<Token>> out(nodes);
+  std::set<Token> used;
+  for (std::size_t n = 0; n < nodes; ++n) {
+    Rng r = rng.fork("node", n);
+    while (out[n].size() < num_tokens) {
+      const auto t = static_cast<Token>(r.next_u64());
+      if (t == kMinToken || !used.insert(t).second) continue;
+      out[n].push_back(t);
+    }
+  }
+  return out;
+}
+
+std::vector<std::vector<Token>> even_tokens(std::size_t nodes, std::size_t num_tokens) {
+  // Position i of nodes*num_tokens evenly spaced positions, centred in its slot so that no token
+  // is Long.MIN_VALUE; positions go to nodes round-robin, so every node's vnodes interleave.
+  std::vector<std::vector<Token>> out(nodes);
+  const auto total = static_cast<u128>(nodes) * num_tokens;
+  for (std::size_t i = 0; i < nodes * num_tokens; ++i) {
+    const u128 offset = ((static_cast<u128>(2 * i + 1)) << 64) / (2 * total);
+    const std::uint64_t u = static_cast<std::uint64_t>(offset) ^ (std::uint64_t{1} << 63);
+    out[i % nodes].push_back(static_cast<Token>(u));
+  }
+  return out;
+}
+
+ClusterTopologySpec parse_cluster_topology(const Json& cluster, const std::string& cluster_path,
+                                           const Json& keyspace, const std::string& keyspace_path,
+                                           const std::string& scenario_dir, const Rng& root,
+                                           const std::vector<std::string>& extra_keys) {
+  std::vector<std::string> allowed = cluster_topology_keys();
+  allowed.insert(allowed.end(), extra_keys.begin(), extra_keys.end());
+  Object o(cluster, cluster_path, allowed);
+  ClusterTopologySpec spec;
+
+  const int ways = int{o.has("datacenters")} + int{o.has("nodes")} + int{o.has("topology_file")};
+  if (ways != 1)
+    jsonin::fail(cluster_path, "give exactly one of \"datacenters\", \"nodes\" or \"topology_file\"");
+  const auto num_tokens = static_cast<std::size_t>(o.integer("num_tokens", 1, 65536, 256));
+  enum class Alloc { Random, Even };
+  const Alloc alloc = o.choice<Alloc>("token_allocation", {{"random", Alloc::Random}, {"even", Alloc::Even}}, Alloc::Random);
+  if (const Json* sh = o.find("sharding")) spec.sharding = parse_sharding(*sh, o.path_of("sharding"));
+
+  std::vector<NodeSpec> nodes;
+  std::optional<Replication> file_replication;
+  std::string nodes_path = o.path_of("nodes");
+  if (const Json* dcs = o.find("datacenters")) {
+    const std::string dp = o.path_of("datacenters");
+    jsonin::as_array(*dcs, dp);
+    std::set<std::string> names;
+    for (std::size_t d = 0; d < dcs->size(); ++d) {
+      Object dco((*dcs)[d], jsonin::index_path(dp, d), {"name", "racks", "nodes"});
+      const std::string name = dco.str("name");
+      if (!names.insert(name).second) jsonin::fail(dco.path_of("name"), "duplicate datacenter '" + name + "'");
+      const auto count = dco.integer("nodes", 1, 100000);
+      const auto racks = dco.integer("racks", 1, count, 1);
+      for (std::int64_t i = 0; i < count; ++i)
+        nodes.push_back({fmt::format("n{}", nodes.size() + 1), name, fmt::format("r{}", i % racks + 1), {}});
+    }
+    nodes_path = dp;
+  } else if (const Json* list = o.find("nodes")) {
+    nodes = parse_node_list(*list, nodes_path, false);
+  } else {
+    const std::string rel = o.str("topology_file");
+    const std::string file = (std::filesystem::path(scenario_dir) / rel).string();
+    TopologyFile tf = load_topology_file(file);
+    nodes = std::move(tf.topology.nodes);
+    file_replication = tf.replication;
+    if (tf.sharding && !spec.sharding) spec.sharding = tf.sharding;
+    nodes_path = o.path_of("topology_file");
+  }
+
+  const auto total = static_cast<std::int64_t>(nodes.size()) * static_cast<std::int64_t>(num_tokens);
+  if (total > kMaxRingTokens)
+    jsonin::fail(cluster_path, fmt::format("{} nodes x {} tokens = {} ring tokens would need about {} MB; the "
+                                           "limit is {} ring tokens",
+                                           nodes.size(), num_tokens, total, total * 40 / 1000000, kMaxRingTokens));
+  bool any_explicit = false;
+  for (const auto& n : nodes) any_explicit = any_explicit || !n.tokens.empty();
+  if (alloc == Alloc::Even && any_explicit)
+    jsonin::fail(o.path_of("token_allocation"), "\"even\" allocation needs nodes without explicit tokens");
+  if (any_explicit) {
+    // Random tokens for the nodes without explicit ones must not collide with explicit tokens.
+    std::set<Token> taken;
+    for (const auto& n : nodes) taken.insert(n.tokens.begin(), n.tokens.end());
+    Rng extra = root.fork("tokens-extra");
+    for (auto& n : nodes) {
+      if (!n.tokens.empty()) continue;
+      while (n.tokens.size() < num_tokens) {
+        const auto t = static_cast<Token>(extra.next_u64());
+        if (t != kMinToken && taken.insert(t).second) n.tokens.push_back(t);
+      }
+    }
+  } else {
+    const auto drawn = alloc == Alloc::Even ? even_tokens(nodes.size(), num_tokens)
+                                            : random_tokens(nodes.size(), num_tokens, root.fork("tokens"));
+    for (std::size_t i = 0; i < nodes.size(); ++i) nodes[i].tokens = drawn[i];
+  }
+  spec.topology = Topology::build(std::move(nodes), nodes_path);
+
+  if (!keyspace.is_null()) {
+    spec.replication = parse_keyspace(keyspace, keyspace_path, spec.topology, spec.warnings);
+  } else if (file_replication) {
+    spec.replication = *file_replication;
+  } else {
+    jsonin::fail(keyspace_path, "required field is missing");
+  }
+  return spec;
+}
+
+}  // namespace lbsim

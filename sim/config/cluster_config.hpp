@@ -1,0 +1,44 @@
+// The topology part of a scenario's "cluster" object, and its "keyspace".
+//
+// "cluster" names its nodes in exactly one of three ways:
+//   "datacenters": [{"name": "dc1", "racks": 3, "nodes": 6}, ...]   nodes n1.. spread round-robin
+//                                                                    over racks r1..rK of each DC
+//   "nodes": [{"id", "dc", "rack", "tokens"?}]                       explicit nodes
+//   "topology_file": "path.json"                                     a topology file (relative to
+//                                                                    the scenario's folder)
+// with "num_tokens" (default 256) and "token_allocation": "random" (default; seeded stream
+// "tokens", never Long.MIN_VALUE) | "even" (evenly spaced, interleaved over nodes) for nodes that
+// have no explicit tokens, and optional "sharding": {"nr_shards", "msb_ignore"}.
+// The caller's own keys of the same object (node model parameters) are passed as `extra_keys`.
+#pragma once
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "sim/cluster/shard.hpp"
+#include "sim/cluster/topology.hpp"
+#include "sim/core/json_reader.hpp"
+#include "sim/core/rng.hpp"
+
+namespace lbsim {
+
+struct ClusterTopologySpec {
+  Topology topology;
+  Replication replication;
+  std::optional<Sharding> sharding;
+  std::vector<std::string> warnings;
+};
+
+// Keys of "cluster" handled here.
+const std::vector<std::string>& cluster_topology_keys();
+
+ClusterTopologySpec parse_cluster_topology(const jsonin::Json& cluster, const std::string& cluster_path,
+                                           const jsonin::Json& keyspace, const std::string& keyspace_path,
+                                           const std::string& scenario_dir, const Rng& root,
+                                           const std::vector<std::string>& extra_keys);
+
+// Token allocation helpers (also used by tests and benchmarks).
+std::vector<std::vector<Token>> random_tokens(std::size_t nodes, std::size_t num_tokens, Rng rng);
+std::vector<std::vector<Token>> even_tokens(std::size_t nodes, std::size_t num_tokens);
+
+}  // namespace lbsim

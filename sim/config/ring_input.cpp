@@ -1,0 +1,44 @@
+#include "sim/config/ring_input.hpp"
+
+#include <filesystem>
+
+#include "sim/config/cluster_config.hpp"
+
+
+namespace lbsim {
+
+RingInput load_ring_input(const std::string& file) {
+  const jsonin::Json doc = jsonin::load_file(file);
+  RingInput in;
+  try {
+    if (!doc.is_object()) jsonin::fail("", "must be a JSON object (a topology file or a scenario)");
+    if (doc.contains("cluster")) {
+      in.scenario = true;
+      // Only the topology and keyspace of a scenario matter here; the scenario parser checks the rest.
+      const jsonin::Json null;
+      const jsonin::Json& ks = doc.contains("keyspace") ? doc["keyspace"] : null;
+      const Rng root(doc.contains("seed") && doc["seed"].is_number_unsigned() ? doc["seed"].get<std::uint64_t>() : 0);
+      auto spec = parse_cluster_topology(doc["cluster"], "/cluster", ks, "/keyspace",
+                                         std::filesystem::path(file).parent_path().string(), root,
+                                         {"shards", "discipline", "service", "speed", "node_overrides"});
+      in.name = doc.contains("name") && doc["name"].is_string() ? doc["name"].get<std::string>() : file;
+      in.sharding = spec.sharding;
+      in.warnings = spec.warnings;
+      in.ring = std::make_unique<TokenRing>(std::move(spec.topology), std::move(spec.replication));
+    } else {
+      TopologyFile tf = parse_topology_file(doc, file);
+      in.name = std::filesystem::path(file).filename().string();
+      in.sharding = tf.sharding;
+      in.keys = std::move(tf.keys);
+      in.tokens = std::move(tf.tokens);
+      in.warnings = std::move(tf.warnings);
+      in.ring = std::make_unique<TokenRing>(std::move(tf.topology), std::move(tf.replication));
+    }
+  } catch (const ConfigError& e) {
+    throw e.in_file(file);
+  }
+  for (const auto& w : in.ring->warnings()) in.warnings.push_back(w);
+  return in;
+}
+
+}  // namespace lbsim

@@ -1,0 +1,27 @@
+// What `lbsim ring`, `lbsim replicas` and `lbsim plan` read: a topology file (the oracle's format)
+// or a scenario, told apart by their top-level keys ("nodes" vs "cluster").
+#pragma once
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "sim/cluster/ring.hpp"
+#include "sim/cluster/shard.hpp"
+#include "sim/config/topology_file.hpp"
+
+namespace lbsim {
+
+struct RingInput {
+  std::string name;  // scenario name, or the file name for a topology file
+  std::unique_ptr<TokenRing> ring;
+  std::optional<Sharding> sharding;
+  std::vector<KeyQuery> keys;  // topology files only
+  std::vector<Token> tokens;   // topology files only
+  std::vector<std::string> warnings;
+  bool scenario = false;
+};
+
+RingInput load_ring_input(const std::string& file);
+
+}  // namespace lbsim

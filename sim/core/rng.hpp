@@ -1,0 +1,106 @@
+// Seeded random streams and lbsim's own distributions.
+//
+// Contract: there is no global generator. Every stream is forked by name from a root seed
+// (`Rng keys = root.fork("keys")`), and a fork depends only on the parent's seed and the name,
+// never on how many numbers the parent has drawn. The distributions are written here rather than
+// taken from <random> because the standard library's distributions differ between
+// implementations, and a report must be byte-identical everywhere.
+//
+// The generator is xoshiro256** (Blackman and Vigna, 2018), seeded through splitmix64.
+// Hand-written: no Debian package offers these portable, fork-by-name streams.
+#pragma once
+#include <cmath>
+#include <cstdint>
+
+#include "sim/core/int128.hpp"
+#include <string_view>
+
+namespace lbsim {
+
+constexpr std::uint64_t splitmix64(std::uint64_t& state) {
+  std::uint64_t z = (state += 0x9e3779b97f4a7c15ULL);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+  return z ^ (z >> 31);
+}
+
+// 64-bit FNV-1a of a stream name.
+constexpr std::uint64_t stream_hash(std::string_view name) {
+  std::uint64_t h = 0xcbf29ce484222325ULL;
+  for (char c : name) {
+    h ^= static_cast<unsigned char>(c);
+    h *= 0x100000001b3ULL;
+  }
+  return h;
+}
+
+class Rng {
+ public:
+  explicit Rng(std::uint64_t seed = 0) : seed_(seed) {
+    std::uint64_t sm = seed;
+    for (auto& w : s_) w = splitmix64(sm);
+  }
+
+  std::uint64_t seed() const { return seed_; }
+
+  // A child stream named `name`; independent of draws already made from this one.
+  Rng fork(std::string_view name) const {
+    std::uint64_t mix = seed_ ^ (stream_hash(name) * 0x9e3779b97f4a7c15ULL);
+    return Rng(splitmix64(mix));
+  }
+  Rng fork(std::string_view name, std::uint64_t index) const {
+    std::uint64_t mix = fork(name).seed_ + index * 0xd1b54a32d192ed03ULL;
+    return Rng(splitmix64(mix));
+  }
+
+  std::uint64_t next_u64() {
+    const std::uint64_t result = rotl(s_[1] * 5, 7) * 9;
+    const std::uint64_t t = s_[1] << 17;
+    s_[2] ^= s_[0];
+    s_[3] ^= s_[1];
+    s_[1] ^= s_[2];
+    s_[0] ^= s_[3];
+    s_[2] ^= t;
+    s_[3] = rotl(s_[3], 45);
+    return result;
+  }
+
+  // Uniform integer in [0, n), n > 0, without modulo bias (Lemire's multiply-and-reject).
+  std::uint64_t below(std::uint64_t n) {
+    u128 m = static_cast<u128>(next_u64()) * n;
+    auto low = static_cast<std::uint64_t>(m);
+    if (low < n) {
+      const std::uint64_t threshold = (0 - n) % n;
+      while (low < threshold) {
+        m = static_cast<u128>(next_u64()) * n;
+        low = static_cast<std::uint64_t>(m);
+      }
+    }
+    return static_cast<std::uint64_t>(m >> 64);
+  }
+
+  // Uniform double in [0, 1) with 53 random bits.
+  double uniform01() { return static_cast<double>(next_u64() >> 11) * 0x1.0p-53; }
+  // Uniform double in (0, 1]: safe as the argument of a logarithm.
+  double uniform01_open_low() { return (static_cast<double>(next_u64() >> 11) + 1.0) * 0x1.0p-53; }
+
+  double exponential(double mean) { return -std::log(uniform01_open_low()) * mean; }
+
+  // Standard normal by the Marsaglia polar method; no cached second value, so the stream
+  // position depends only on the number of calls.
+  double normal() {
+    for (;;) {
+      const double u = 2.0 * uniform01() - 1.0;
+      const double v = 2.0 * uniform01() - 1.0;
+      const double s = u * u + v * v;
+      if (s > 0.0 && s < 1.0) return u * std::sqrt(-2.0 * std::log(s) / s);
+    }
+  }
+
+ private:
+  static constexpr std::uint64_t rotl(std::uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
+  std::uint64_t seed_;
+  std::uint64_t s_[4];
+};
+
+}  // namespace lbsim

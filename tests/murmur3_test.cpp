@@ -1,0 +1,123 @@
+// Murmur3Partitioner vectors from ../shared/docs/ring.md section 1.4 and driver-policies.md
+// section 6, plus routing-key packing and the shard formula.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "sim/cluster/murmur3.hpp"
+#include "sim/cluster/routing_key.hpp"
+#include "sim/cluster/shard.hpp"
+
+namespace lbsim {
+namespace {
+
+Token token_of(const std::string& s) {
+  return murmur3_token({reinterpret_cast<const std::uint8_t*>(s.data()), s.size()});
+}
+Token token_of(const Bytes& b) { return murmur3_token(b); }
+
+struct Vector {
+  std::string key;
+  Token token;
+};
+
+TEST(Murmur3, MatchesTheDriversPublishedVectors) {
+  const std::vector<Vector> vectors{
+      {"123", -7468325962851647638},
+      {"9223372036854775807", 7162290910810015547},
+      {"hello", static_cast<Token>(0xcbd8a7b341bd9b02ULL)},
+      {"hello, world", static_cast<Token>(0x342fac623a5ebc8eULL)},
+      {"19 Jan 2038 at 3:14:07 AM", static_cast<Token>(0xb89e5988b737affcULL)},
+      {"The quick brown fox jumps over the lazy dog.", static_cast<Token>(0xcd99481f9ee902c9ULL)},
+      {"test", -6017608668500074083},
+      {"xd", 4507812186440344727},
+      {"primary_key", -1632642444691073360},
+      {"krem\xc3\xb3wki", 4354931215268080151},
+      {"This is some sample text", 4874351301193663061},
+      {"should_choose_proper_host_based_on_routing_key", 4557949199137838892},
+      {"should_use_other_nodes_when_replicas_having_token_are_down", 6444339665561646341},
+      {"should_choose_host_in_local_dc_when_using_network_topology_strategy_and_dc_aware", -8124212968526248339},
+      {"a", -8839064797231613815},
+      {"b", 8833996863197925870},
+      {"c", -8198557465434950441},
+      {"e", -4200008757497435756},
+      {"100000", 2739050094959918959},
+  };
+  for (const auto& v : vectors) EXPECT_EQ(token_of(v.key), v.token) << v.key;
+}
+
+TEST(Murmur3, SignExtendsTailBytesLikeCassandra) {
+  EXPECT_EQ(token_of(Bytes(8, 0xfe)), -8927430733708461935);  // reference Murmur3 would give -3927725473986473217
+  EXPECT_EQ(token_of(Bytes(8, 0x10)), 1446172840243228796);
+  Bytes fifty;
+  for (int i = 0; i < 10; ++i) fifty.insert(fifty.end(), {0x00, 0xff, 0x10, 0xfa, 0x99});
+  EXPECT_EQ(token_of(fifty), 5837342703291459765);
+  EXPECT_EQ(token_of(*parse_hex("00104327529fb645dd00b883ec39ae448bb800000400066a6b00")), -9223371632693506265);
+}
+
+TEST(Murmur3, GocqlSeriesCoversEveryTailLength) {
+  const std::vector<std::uint64_t> series{
+      0x2ac9debed546a380, 0x649e4eaa7fc1708e, 0xce68f60d7c353bdb, 0x0f95757ce7f38254, 0x0f04e459497f3fc1,
+      0x88c0a92586be0a27, 0x13eb9fb82606f7a6, 0x8236039b7387354d, 0x4c1e87519fe738ba, 0x3f9652ac3effeb24,
+      0x3f33760ded9006c6, 0xaed70a6631854cb1, 0x8a299a8f8e0e2da7, 0x624b675c779249a6, 0xa4b203bb1d90b9a3,
+      0xa3293ad698ecb99a, 0xbc740023dbd50048, 0x3fe5ab9837d25cdd, 0x2d0338c1ca87d132};
+  std::string key;
+  for (std::size_t i = 0; i < series.size(); ++i) {
+    key += static_cast<char>('0' + i % 10);
+    EXPECT_EQ(token_of(key), static_cast<Token>(series[i])) << key;
+  }
+}
+
+TEST(Murmur3, NormalizesMinimumTokenToMaximum) {
+  // No key that hashes to exactly MIN is known, so the rule is checked on its own.
+  EXPECT_EQ(normalize_token(kMinToken), kMaxToken);
+  EXPECT_EQ(normalize_token(kMinToken + 1), kMinToken + 1);
+  EXPECT_EQ(normalize_token(kMaxToken), kMaxToken);
+  EXPECT_EQ(normalize_token(0), 0);
+}
+
+TEST(RoutingKey, BigintKeyIdIsEightBytesBigEndian) {
+  const auto b = bigint_key(33);
+  EXPECT_EQ(to_hex(Bytes(b.begin(), b.end())), "0000000000000021");
+  EXPECT_EQ(token_of_key_id(33), 4891967783720036163);
+  const auto n = bigint_key(-2);
+  EXPECT_EQ(to_hex(Bytes(n.begin(), n.end())), "fffffffffffffffe");
+}
+
+TEST(RoutingKey, CompositeComponentsArePackedWithLengthAndEndByte) {
+  const auto k42 = bigint_key(42);
+  const std::string hw = "hello_world";
+  const Bytes packed = pack_composite({Bytes(k42.begin(), k42.end()), Bytes(hw.begin(), hw.end())});
+  ASSERT_EQ(packed.size(), 2 + 8 + 1 + 2 + 11 + 1u);
+  EXPECT_EQ(to_hex(packed).substr(0, 22), "0008000000000000002a00");
+  EXPECT_EQ(token_of(packed), 3735658072872431718);
+  // A one-component list is hashed as is.
+  EXPECT_EQ(pack_composite({Bytes{1, 2, 3}}), (Bytes{1, 2, 3}));
+  EXPECT_THROW(pack_composite({Bytes(65536, 1), Bytes{1}}), std::length_error);
+  EXPECT_NO_THROW(pack_composite({Bytes(65535, 1), Bytes{1}}));
+}
+
+TEST(RoutingKey, HexParsingRejectsMalformedInput) {
+  EXPECT_EQ(parse_hex("00fFaB"), (Bytes{0x00, 0xff, 0xab}));
+  EXPECT_FALSE(parse_hex("abc"));
+  EXPECT_FALSE(parse_hex("zz"));
+  EXPECT_EQ(parse_hex(""), Bytes{});
+}
+
+TEST(Shard, MatchesScyllaDriverVectors) {
+  EXPECT_EQ(shard_of(-9219783007514621794, {4, 12}), 3u);
+  EXPECT_EQ(shard_of(9222582454147032830, {4, 12}), 3u);
+  // J3 ShardingInfoTest: nr_shards 12, ignore_msb 12.
+  EXPECT_EQ(shard_of(token_of("a"), {12, 12}), 4u);
+  EXPECT_EQ(shard_of(token_of("b"), {12, 12}), 6u);
+  EXPECT_EQ(shard_of(token_of("c"), {12, 12}), 6u);
+  EXPECT_EQ(shard_of(token_of("e"), {12, 12}), 4u);
+  EXPECT_EQ(shard_of(token_of("100000"), {12, 12}), 2u);
+  // Edges: the minimum token is shard 0 and the maximum the last shard (msb_ignore 0).
+  EXPECT_EQ(shard_of(kMinToken, {8, 0}), 0u);
+  EXPECT_EQ(shard_of(kMaxToken, {8, 0}), 7u);
+}
+
+}  // namespace
+}  // namespace lbsim
