@@ -1,0 +1,168 @@
+// Basic4x: see basic_4x.hpp for the semantics and their sources.
+#include "policies/basic_4x.hpp"
+
+#include "policies/registry.hpp"
+
+namespace lbsim::policy {
+namespace {
+
+// Replicas (fixed), then non-replicas rotated, then the lazily computed DC-failover nodes.
+class Plan4x final : public Plan {
+ public:
+  Plan4x(std::span<const HostId> nodes, std::size_t replicas, std::size_t amount, const Basic4x* failover,
+         PlanRandom* rnd, PlanArena* arena)
+      : nodes_(nodes), replicas_(replicas), amount_(amount), failover_(failover), rnd_(rnd), arena_(arena) {}
+  HostId next() override {
+    if (pos_ < nodes_.size()) {
+      const std::size_t i = pos_++;
+      if (i < replicas_) return nodes_[i];
+      const std::size_t tail = nodes_.size() - replicas_;
+      return nodes_[replicas_ + (i - replicas_ + amount_) % tail];
+    }
+    if (failover_ != nullptr) {
+      remote_ = failover_->failover_nodes(*rnd_, *arena_);
+      failover_ = nullptr;
+    }
+    return remote_pos_ < remote_.size() ? remote_[remote_pos_++] : kNoHost;
+  }
+
+ private:
+  std::span<const HostId> nodes_;
+  std::size_t replicas_, amount_;
+  std::size_t pos_ = 0;
+  const Basic4x* failover_;
+  PlanRandom* rnd_;
+  PlanArena* arena_;
+  std::span<const HostId> remote_;
+  std::size_t remote_pos_ = 0;
+};
+
+bool add_if_absent(std::vector<HostId>& set, HostId h) {
+  if (contains(set, h)) return false;
+  set.push_back(h);
+  return true;
+}
+
+}  // namespace
+
+void Basic4x::init(const ClusterView& view, Rng&) {
+  view_ = &view;
+  const Topology& t = view.topology();
+  agnostic_ = !o_.local_dc && !o_.infer_local_dc;
+  local_dc_ = agnostic_ ? kNoDc : resolve_dc(t, o_.local_dc);
+  live_.assign(agnostic_ ? 1 : std::max<std::size_t>(t.dcs.size(), 1), {});
+  dist_.assign(view.size(), Distance::Ignored);
+  mark_.assign(view.size(), 0);
+  stamp_ = 0;
+  for (HostId h = 0; h < view.size(); ++h) {
+    dist_[h] = compute_distance(h);
+    if (dist_[h] != Distance::Ignored && view.is_up(h)) add_if_absent(live_set(t.node_dc[h]), h);
+  }
+}
+
+Distance Basic4x::compute_distance(HostId h) const {
+  const std::uint32_t dc = view_->dc(h);
+  if (agnostic_ || dc == local_dc_) return Distance::Local;
+  if (o_.max_nodes_per_remote_dc > 0) {
+    const auto& remote = live_[dc];
+    for (std::size_t i = 0; i < static_cast<std::size_t>(o_.max_nodes_per_remote_dc); ++i) {
+      if (i == remote.size() || remote[i] == h) return Distance::Remote;
+    }
+  }
+  return Distance::Ignored;
+}
+
+void Basic4x::on_up(HostId h) {
+  dist_[h] = compute_distance(h);
+  if (dist_[h] != Distance::Ignored) add_if_absent(live_set(view_->dc(h)), h);
+}
+
+void Basic4x::on_down(HostId h) {
+  auto& set = live_set(view_->dc(h));
+  set.erase(std::remove(set.begin(), set.end(), h), set.end());
+}
+
+const std::vector<HostId>& Basic4x::local_set() const {
+  static const std::vector<HostId> kEmpty;
+  if (agnostic_) return live_[0];
+  return local_dc_ < live_.size() ? live_[local_dc_] : kEmpty;
+}
+
+Plan* Basic4x::new_plan(const Request& req, PlanRandom& rnd, PlanArena& arena) {
+  const auto& local = local_set();
+  HostId* const out = arena.hosts(local.size() + 1).data();
+  const std::span<HostId> nodes(out, local.size());
+  std::size_t rc = 0;
+  if (req.routed && !req.replicas.empty()) {
+    // Bubbling each replica up to position rc, in live-set order, is a stable partition. Replicas
+    // are marked with a per-plan stamp so membership is one load.
+    if (++stamp_ == 0) {
+      std::fill(mark_.begin(), mark_.end(), 0);
+      stamp_ = 1;
+    }
+    for (HostId r : req.replicas) mark_[r] = stamp_;
+    // Branch-free (replica membership is random per request): every host is written at the
+    // cursor, which only advances when the host belongs; `nodes` has one spare slot for that.
+    for (HostId h : local) {
+      out[rc] = h;
+      rc += mark_[h] == stamp_ ? 1 : 0;
+    }
+    std::size_t k = rc;
+    for (HostId h : local) {
+      out[k] = h;
+      k += mark_[h] != stamp_ ? 1 : 0;
+    }
+    if (rc > 1) {
+      shuffle_head(nodes.first(rc), rnd);
+      reorder_replicas(nodes.first(rc), req, rnd);
+    }
+  } else {
+    std::copy(local.begin(), local.end(), nodes.begin());
+  }
+  const std::int32_t amount = round_robin_;
+  round_robin_ = amount == 0x7fffffff ? 0 : amount + 1;
+  const std::size_t tail = local.size() - rc;
+  const std::size_t shift = tail >= 2 ? static_cast<std::size_t>(amount) % tail : 0;
+  const bool failover = o_.max_nodes_per_remote_dc > 0 && !agnostic_ &&
+                        (o_.allow_for_local_consistency_levels || !is_dc_local(req.cl));
+  return arena.make<Plan4x>(nodes, rc, shift, failover ? this : nullptr, &rnd, &arena);
+}
+
+std::span<const HostId> Basic4x::failover_nodes(PlanRandom& rnd, PlanArena& arena) const {
+  std::size_t total = 0;
+  const auto per_dc = static_cast<std::size_t>(o_.max_nodes_per_remote_dc);
+  for (std::uint32_t dc = 0; dc < live_.size(); ++dc)
+    if (dc != local_dc_) total += std::min(per_dc, live_[dc].size());
+  if (total == 0) return {};
+  const auto out = arena.hosts(total);
+  std::size_t k = 0;
+  for (std::uint32_t dc = 0; dc < live_.size(); ++dc)
+    if (dc != local_dc_)
+      for (std::size_t i = 0; i < per_dc && i < live_[dc].size(); ++i) out[k++] = live_[dc][i];
+  shuffle_head(out, rnd);
+  return out;
+}
+
+namespace {
+
+std::unique_ptr<Policy> make_basic_4x(const jsonin::Json& spec, const std::string& path, const BuildContext& ctx) {
+  jsonin::Object o(spec, path,
+                   {"type", "local_dc", "max_nodes_per_remote_dc", "allow_for_local_consistency_levels", "shuffle_replicas"});
+  Basic4xOptions opts;
+  opts.local_dc = dc_param(o, "local_dc", ctx);
+  opts.max_nodes_per_remote_dc = static_cast<int>(o.integer("max_nodes_per_remote_dc", 0, 1000000, 0));
+  opts.allow_for_local_consistency_levels = o.boolean("allow_for_local_consistency_levels", false);
+  opts.shuffle_replicas = o.boolean("shuffle_replicas", true);
+  return std::make_unique<Basic4x>(opts);
+}
+
+}  // namespace
+
+LBSIM_REGISTER_POLICY(Basic4x,
+                      "Java 4.x BasicLoadBalancingPolicy: local replicas first, shuffled (ThreadLocalRandom), then the "
+                      "other local nodes rotated one step per plan; optional DC failover (max_nodes_per_remote_dc)",
+                      (std::vector<std::string>{"local_dc", "max_nodes_per_remote_dc", "allow_for_local_consistency_levels",
+                                                "shuffle_replicas"}),
+                      make_basic_4x)
+
+}  // namespace lbsim::policy

@@ -1,0 +1,193 @@
+// LatencyAware: semantics of Java driver 3.x LatencyAwarePolicy (J3 policies/LatencyAwarePolicy.java).
+// - Per host, a TimestampedAverage {timestamp, average, nbMeasure}: samples with nbMeasure below
+//   30% of min_measure (integer 30*min/100) leave the average at -1; the first counted sample
+//   becomes the average; later ones decay it with d = (now - last)/scale,
+//   w = ln(1 + d)/d, avg = (long)((1-w)*sample + w*avg). A sample with now <= last is dropped.
+// - Counted: successes and every error except Unavailable and Overloaded (the driver's
+//   EXCLUDED_EXCEPTIONS); client and server timeouts are counted.
+// - Every update_rate (a fixed-rate timer started at init, time 0) the minimum is recomputed over
+//   hosts with average >= 0, nbMeasure >= min_measure and a sample within retry_period; when no
+//   host qualifies the previous minimum stays. lbsim runs missed ticks lazily but exactly.
+// - A plan walks the child plan: a host is returned at once if there is no minimum yet, no data,
+//   fewer than min_measure samples, no sample within retry_period, or average <=
+//   (long)(threshold * min); otherwise it is queued and returned after the child plan. "now" is the
+//   request time (the driver reads the clock at each step).
+// - Stats of a host are reset when it goes down; a host coming up starts a fresh tracker.
+#include <cmath>
+
+#include "policies/plan_util.hpp"
+#include "policies/registry.hpp"
+#include "policies/wrappers.hpp"
+
+namespace lbsim::policy {
+namespace {
+
+struct Tracker {
+  bool present = false;  // the driver has a HostLatencyTracker for the host
+  bool has_data = false;  // ...and it has recorded at least one sample
+  SimTime timestamp = 0;
+  std::int64_t average = -1;
+  std::int64_t count = 0;
+};
+
+class LatencyAware;
+
+class LatencyPlan final : public Plan {
+ public:
+  LatencyPlan(const LatencyAware* p, Plan* child, SimTime now, PlanArena* arena)
+      : p_(p), child_(child), now_(now), arena_(arena) {}
+  HostId next() override;
+
+ private:
+  const LatencyAware* p_;
+  Plan* child_;
+  SimTime now_;
+  PlanArena* arena_;
+  HostId* skipped_ = nullptr;
+  std::uint32_t queued_ = 0, polled_ = 0;
+};
+
+class LatencyAware final : public Policy {
+ public:
+  LatencyAware(std::unique_ptr<Policy> child, LatencyAwareOptions o)
+      : child_(std::move(child)), o_(o), warmup_(30 * o.min_measure / 100) {}
+
+  void init(const ClusterView& view, Rng& rng) override {
+    view_ = &view;
+    child_->init(view, rng);
+    trackers_.assign(view.size(), Tracker{});
+    for (HostId h = 0; h < view.size(); ++h) trackers_[h].present = view.is_up(h);
+    next_tick_ = o_.update_rate;
+  }
+  Distance distance(HostId h) const override { return child_->distance(h); }
+
+  Plan* new_plan(const Request& req, PlanRandom& rnd, PlanArena& arena) override {
+    advance(req.now);
+    return arena.make<LatencyPlan>(this, child_->new_plan(req, rnd, arena), req.now, &arena);
+  }
+
+  void on_up(HostId h) override {
+    child_->on_up(h);
+    if (!trackers_[h].present) trackers_[h] = Tracker{true, false, 0, -1, 0};
+  }
+  void on_down(HostId h) override {
+    child_->on_down(h);
+    trackers_[h] = Tracker{};
+  }
+  void on_request_sent(HostId h, SimTime now) override { child_->on_request_sent(h, now); }
+  void on_response(HostId h, SimTime now, SimTime latency, ResponseKind k) override {
+    advance(now);
+    child_->on_response(h, now, latency, k);
+    if (k == ResponseKind::Unavailable || k == ResponseKind::Overloaded) return;
+    add_sample(trackers_[h], now, latency);
+  }
+  void restore_state(HostId h, const HostState& s) override {
+    child_->restore_state(h, s);
+    Tracker& t = trackers_[h];
+    t.present = true;
+    t.has_data = s.has_latency;
+    t.timestamp = s.latency_updated;
+    t.average = s.latency_average;
+    t.count = s.latency_samples;
+  }
+  bool adaptive() const override { return true; }
+
+  // True when `h` goes to the end of plans made at `now`.
+  bool excluded(HostId h, SimTime now) const {
+    const Tracker& t = trackers_[h];
+    if (min_ < 0 || !t.has_data || t.count < o_.min_measure || now - t.timestamp > o_.retry_period) return false;
+    return t.average > static_cast<std::int64_t>(o_.exclusion_threshold * static_cast<double>(min_));
+  }
+  std::size_t host_count() const { return trackers_.size(); }
+
+ private:
+  void add_sample(Tracker& t, SimTime now, SimTime latency) {
+    if (!t.present) return;  // no tracker: the driver ignores the sample
+    const std::int64_t n = t.has_data ? t.count + 1 : 1;
+    if (n < warmup_) {
+      t = Tracker{true, true, now, -1, n};
+      return;
+    }
+    if (!t.has_data || t.average < 0) {
+      t = Tracker{true, true, now, latency, n};
+      return;
+    }
+    const SimTime delay = now - t.timestamp;
+    if (delay <= 0) return;
+    const double d = static_cast<double>(delay) / static_cast<double>(o_.scale);
+    const double w = std::log(d + 1) / d;
+    const auto avg = static_cast<std::int64_t>((1.0 - w) * static_cast<double>(latency) + w * static_cast<double>(t.average));
+    t = Tracker{true, true, now, avg, n};
+  }
+
+  // Runs the update ticks up to `now`. Between two events nothing but time changes, and a host
+  // only leaves the qualifying set by ageing, so the minimum after the missed ticks is the one of
+  // the last tick at which some host still qualified.
+  void advance(SimTime now) {
+    if (now < next_tick_) return;
+    const SimTime first = next_tick_;
+    const SimTime last = first + (now - first) / o_.update_rate * o_.update_rate;
+    next_tick_ = last + o_.update_rate;
+    SimTime best_tick = kNone;
+    for (const Tracker& t : trackers_) {
+      if (!qualifies_ever(t)) continue;
+      const SimTime deadline = t.timestamp + o_.retry_period;  // qualifies at ticks <= deadline
+      if (deadline < first) continue;
+      const SimTime tick = deadline >= last ? last : first + (deadline - first) / o_.update_rate * o_.update_rate;
+      best_tick = std::max(best_tick, tick);
+    }
+    if (best_tick == kNone) return;
+    std::int64_t m = INT64_MAX;
+    for (const Tracker& t : trackers_)
+      if (qualifies_ever(t) && best_tick - t.timestamp <= o_.retry_period) m = std::min(m, t.average);
+    min_ = m;
+  }
+  bool qualifies_ever(const Tracker& t) const { return t.has_data && t.average >= 0 && t.count >= o_.min_measure; }
+
+  static constexpr SimTime kNone = INT64_MIN;
+  std::unique_ptr<Policy> child_;
+  LatencyAwareOptions o_;
+  std::int64_t warmup_;
+  const ClusterView* view_ = nullptr;
+  std::vector<Tracker> trackers_;
+  std::int64_t min_ = -1;  // cachedMin
+  SimTime next_tick_ = 0;
+};
+
+HostId LatencyPlan::next() {
+  for (HostId h = child_->next(); h != kNoHost; h = child_->next()) {
+    if (!p_->excluded(h, now_)) return h;
+    if (skipped_ == nullptr) skipped_ = arena_->hosts(p_->host_count()).data();
+    skipped_[queued_++] = h;
+  }
+  return polled_ < queued_ ? skipped_[polled_++] : kNoHost;
+}
+
+std::unique_ptr<Policy> make_latency_aware_spec(const jsonin::Json& spec, const std::string& path, const BuildContext& ctx) {
+  jsonin::Object o(spec, path,
+                   {"type", "exclusion_threshold", "scale_ms", "retry_period_ms", "update_rate_ms", "min_measure", "child"});
+  LatencyAwareOptions opts;
+  opts.exclusion_threshold = o.number("exclusion_threshold", 1.0, 1e6, 2.0);
+  opts.scale = ms_param(o, "scale_ms", 100, false);
+  opts.retry_period = ms_param(o, "retry_period_ms", 10000, true);
+  opts.update_rate = ms_param(o, "update_rate_ms", 100, false);
+  opts.min_measure = o.integer("min_measure", 0, 1000000000, 50);
+  if (!o.has("child"))
+    jsonin::fail(o.path_of("child"), "required field is missing (the wrapped policy, e.g. {\"type\": \"DCAwareRoundRobin\"})");
+  return make_latency_aware(make_policy(o.at("child"), o.path_of("child"), ctx), opts);
+}
+
+}  // namespace
+
+std::unique_ptr<Policy> make_latency_aware(std::unique_ptr<Policy> child, LatencyAwareOptions opts) {
+  return std::make_unique<LatencyAware>(std::move(child), opts);
+}
+
+LBSIM_REGISTER_POLICY(LatencyAware,
+                      "Java 3.x LatencyAwarePolicy around `child`: hosts whose decaying average latency exceeds "
+                      "exclusion_threshold x the minimum (updated every update_rate_ms) go to the end of the plan",
+                      (std::vector<std::string>{"exclusion_threshold", "scale_ms", "retry_period_ms", "update_rate_ms",
+                                                "min_measure", "child"}),
+                      make_latency_aware_spec)
+
+}  // namespace lbsim::policy

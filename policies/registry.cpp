@@ -1,0 +1,98 @@
+#include "policies/registry.hpp"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "policies/plan_util.hpp"
+
+namespace lbsim::policy {
+
+Registry& Registry::instance() {
+  static Registry r;
+  return r;
+}
+
+bool Registry::add(PolicyInfo info) {
+  infos_.push_back(std::move(info));
+  return true;
+}
+
+const PolicyInfo* Registry::find(const std::string& type) const {
+  for (const auto& i : infos_)
+    if (i.type == type) return &i;
+  return nullptr;
+}
+
+std::vector<const PolicyInfo*> Registry::all() const {
+  std::vector<const PolicyInfo*> out;
+  for (const auto& i : infos_) out.push_back(&i);
+  std::sort(out.begin(), out.end(), [](const PolicyInfo* a, const PolicyInfo* b) { return a->type < b->type; });
+  return out;
+}
+
+std::vector<std::string> Registry::names() const {
+  std::vector<std::string> out;
+  for (const auto* i : all()) out.push_back(i->type);
+  return out;
+}
+
+std::unique_ptr<Policy> make_policy(const jsonin::Json& spec, const std::string& path, const BuildContext& ctx) {
+  const auto& reg = Registry::instance();
+  if (!spec.is_object())
+    jsonin::fail(path, fmt::format("a policy must be an object with a \"type\" (one of {}), got {}",
+                                   jsonin::join(reg.names()), jsonin::type_name(spec)));
+  const auto t = spec.find("type");
+  if (t == spec.end())
+    jsonin::fail(jsonin::key_path(path, "type"),
+                 "required field is missing; valid: " + jsonin::join(reg.names()));
+  const std::string type = jsonin::as_string(*t, jsonin::key_path(path, "type"));
+  const PolicyInfo* info = reg.find(type);
+  if (info == nullptr)
+    jsonin::fail(jsonin::key_path(path, "type"),
+                 fmt::format("unknown policy type '{}'; valid: {}", type, jsonin::join(reg.names())));
+  return info->make(spec, path, ctx);
+}
+
+// ---- plan_util.hpp helpers -------------------------------------------------------------------
+
+std::optional<std::string> dc_param(const jsonin::Object& o, std::string_view key, const BuildContext& ctx) {
+  if (!o.has(key)) return std::nullopt;
+  std::string dc = o.str(key);
+  if (ctx.topology != nullptr && !ctx.topology->dc_index(dc))
+    jsonin::fail(o.path_of(key), fmt::format("unknown datacenter '{}'; valid: {}", dc, jsonin::join(ctx.topology->dcs)));
+  return dc;
+}
+
+std::optional<std::string> rack_param(const jsonin::Object& o, std::string_view key, const std::optional<std::string>& dc,
+                                      const BuildContext& ctx) {
+  if (!o.has(key)) return std::nullopt;
+  std::string rack = o.str(key);
+  if (ctx.topology != nullptr) {
+    const Topology& t = *ctx.topology;
+    const std::uint32_t d = resolve_dc(t, dc);
+    std::vector<std::string> valid;
+    for (std::size_t r = 0; r < t.racks.size(); ++r)
+      if (t.rack_dc[r] == d) {
+        if (t.racks[r] == rack) return rack;
+        valid.push_back(t.racks[r]);
+      }
+    jsonin::fail(o.path_of(key), fmt::format("unknown rack '{}' in datacenter '{}'; valid: {}", rack,
+                                             d < t.dcs.size() ? t.dcs[d] : std::string("?"), jsonin::join(valid)));
+  }
+  return rack;
+}
+
+SimTime ms_param(const jsonin::Object& o, std::string_view key, double dflt_ms, bool allow_zero) {
+  const double ms = o.number(key, 0.0, 1e9, dflt_ms);
+  if (!allow_zero && ms <= 0) jsonin::fail(o.path_of(key), fmt::format("must be > 0 ms, got {}", ms));
+  return from_ms(ms);
+}
+
+std::uint32_t resolve_dc(const Topology& topo, const std::optional<std::string>& name) {
+  if (!name) return topo.size() == 0 ? kNoDc : topo.node_dc[0];
+  const auto d = topo.dc_index(*name);
+  return d ? *d : kNoDc;
+}
+
+}  // namespace lbsim::policy

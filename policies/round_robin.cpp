@@ -1,0 +1,63 @@
+// RoundRobin: semantics of Java driver 3.x RoundRobinPolicy.
+// - distance() is LOCAL for every host.
+// - The live hosts are a CopyOnWriteArrayList: addIfAbsent on up (a host coming back is appended
+//   at the end), remove on down.
+// - init() sets the index to a random value in [0, max(hosts, 1)).
+// - A plan takes start = index++; when start > Integer.MAX_VALUE - 10000 the index is reset to
+//   0. It yields hosts[(start + k) mod n], k = 0..n-1, over the snapshot taken at creation.
+#include "policies/plan_util.hpp"
+#include "policies/registry.hpp"
+
+namespace lbsim::policy {
+namespace {
+
+class RoundRobinPlan final : public Plan {
+ public:
+  RoundRobinPlan(std::span<const HostId> hosts, std::int64_t start) : hosts_(hosts), idx_(start) {}
+  HostId next() override {
+    if (remaining_ == 0) return kNoHost;
+    --remaining_;
+    return hosts_[static_cast<std::size_t>(idx_++ % static_cast<std::int64_t>(hosts_.size()))];
+  }
+
+ private:
+  std::span<const HostId> hosts_;
+  std::int64_t idx_;  // start <= Integer.MAX_VALUE - 10000 + 1, so no int overflow in the driver
+  std::size_t remaining_ = hosts_.size();
+};
+
+class RoundRobin final : public Policy {
+ public:
+  void init(const ClusterView& view, Rng& rng) override {
+    for (HostId h = 0; h < view.size(); ++h)
+      if (view.is_up(h)) live_.add_if_absent(h);
+    index_ = static_cast<std::int32_t>(rng.below(std::max<std::size_t>(live_.size(), 1)));
+  }
+  Distance distance(HostId) const override { return Distance::Local; }
+  Plan* new_plan(const Request&, PlanRandom&, PlanArena& arena) override {
+    const std::int32_t start = index_;
+    index_ = as_java_int(static_cast<std::uint32_t>(index_) + 1);
+    if (start > kIntMax - 10000) index_ = 0;
+    return arena.make<RoundRobinPlan>(live_.snapshot(), start);
+  }
+  void on_up(HostId h) override { live_.add_if_absent(h); }
+  void on_down(HostId h) override { live_.remove(h); }
+
+ private:
+  static constexpr std::int32_t kIntMax = 0x7fffffff;
+  CowList live_;
+  std::int32_t index_ = 0;
+};
+
+std::unique_ptr<Policy> make_round_robin(const jsonin::Json& spec, const std::string& path, const BuildContext&) {
+  jsonin::Object o(spec, path, {"type"});
+  return std::make_unique<RoundRobin>();
+}
+
+}  // namespace
+
+LBSIM_REGISTER_POLICY(RoundRobin,
+                      "Java 3.x RoundRobinPolicy: every live host, rotated by one per plan from a random start",
+                      {}, make_round_robin)
+
+}  // namespace lbsim::policy

@@ -1,0 +1,168 @@
+// TokenAware: semantics of Java driver 3.x TokenAwarePolicy (J3 policies/TokenAwarePolicy.java,
+// the REGULAR, non-LWT routing path) with its three ReplicaOrderings.
+// - No routing key/keyspace (!req.routed) or no replicas: the child plan, unchanged.
+// - NEUTRAL: walk the child plan; an up replica whose child distance is LOCAL is returned at
+//   once, every other host is buffered and returned, in child order, once the child plan is
+//   exhausted.
+// - TOPOLOGICAL / RANDOM: phase A returns the replicas (driver order, or a shuffled copy) that are
+//   up and LOCAL, skipping down and non-LOCAL ones silently. Phase B creates the child plan only
+//   when first needed (so the child's round-robin index advances only then) and returns every
+//   child host except those that are replicas AND LOCAL: remote replicas come where the child
+//   puts them, and a down LOCAL replica never appears.
+// - RANDOM's shuffle is Collections.shuffle (RF-1 nextInt draws) of the generator "shuffle_rng":
+//   "shared" (the process-wide java.util.Random used before scylladb/java-driver PR #427) or
+//   "thread_local" (ThreadLocalRandom, after it).
+// The child's distances are cached after every event, as distance() only changes then
+// (policy.hpp contract), so plans make no virtual call per host.
+#include <fmt/format.h>
+
+#include "policies/plan_util.hpp"
+#include "policies/registry.hpp"
+#include "policies/wrappers.hpp"
+
+namespace lbsim::policy {
+namespace {
+
+class TokenAware;
+
+// Phase A over `replicas` (already ordered), then the lazily created child plan.
+class ReplicasFirstPlan final : public Plan {
+ public:
+  ReplicasFirstPlan(TokenAware* p, const Request& req, std::span<const HostId> ordered, PlanRandom* rnd, PlanArena* arena)
+      : p_(p), req_(req), ordered_(ordered), rnd_(rnd), arena_(arena) {}
+  HostId next() override;
+
+ private:
+  TokenAware* p_;
+  Request req_;
+  std::span<const HostId> ordered_;
+  std::size_t pos_ = 0;
+  Plan* child_ = nullptr;
+  PlanRandom* rnd_;
+  PlanArena* arena_;
+};
+
+class NeutralPlan final : public Plan {
+ public:
+  NeutralPlan(const TokenAware* p, std::span<const HostId> replicas, Plan* child, PlanArena* arena)
+      : p_(p), replicas_(replicas), child_(child), arena_(arena) {}
+  HostId next() override;
+
+ private:
+  const TokenAware* p_;
+  std::span<const HostId> replicas_;
+  Plan* child_;
+  PlanArena* arena_;
+  HostId* buffer_ = nullptr;  // non-replicas, down or non-LOCAL replicas, in child order
+  std::uint32_t buffered_ = 0, drained_ = 0;
+  bool child_done_ = false;
+};
+
+class TokenAware final : public Policy {
+ public:
+  TokenAware(std::unique_ptr<Policy> child, TokenAwareOptions o) : child_(std::move(child)), o_(o) {}
+
+  void init(const ClusterView& view, Rng& rng) override {
+    view_ = &view;
+    child_->init(view, rng);
+    refresh();
+  }
+  Distance distance(HostId h) const override { return child_->distance(h); }
+
+  Plan* new_plan(const Request& req, PlanRandom& rnd, PlanArena& arena) override {
+    if (!req.routed || req.replicas.empty()) return child_->new_plan(req, rnd, arena);
+    if (o_.ordering == ReplicaOrdering::Neutral)
+      return arena.make<NeutralPlan>(this, req.replicas, child_->new_plan(req, rnd, arena), &arena);
+    std::span<const HostId> ordered = req.replicas;
+    if (o_.ordering == ReplicaOrdering::Random) {
+      auto copy = arena.hosts(req.replicas.size());
+      std::copy(req.replicas.begin(), req.replicas.end(), copy.begin());
+      java_shuffle(copy, rnd, o_.shuffle_rng);
+      ordered = copy;
+    }
+    return arena.make<ReplicasFirstPlan>(this, req, ordered, &rnd, &arena);
+  }
+
+  void on_up(HostId h) override {
+    child_->on_up(h);
+    refresh();
+  }
+  void on_down(HostId h) override {
+    child_->on_down(h);
+    refresh();
+  }
+  void on_request_sent(HostId h, SimTime now) override { child_->on_request_sent(h, now); }
+  void on_response(HostId h, SimTime now, SimTime latency, ResponseKind k) override {
+    child_->on_response(h, now, latency, k);
+  }
+  void restore_state(HostId h, const HostState& s) override {
+    child_->restore_state(h, s);
+    refresh();
+  }
+  bool adaptive() const override { return child_->adaptive(); }
+
+  bool usable(HostId h) const { return view_->is_up(h) && local_[h]; }
+  bool local(HostId h) const { return local_[h] != 0; }
+  std::size_t host_count() const { return local_.size(); }
+  Plan* child_plan(const Request& req, PlanRandom& rnd, PlanArena& arena) { return child_->new_plan(req, rnd, arena); }
+
+ private:
+  void refresh() {
+    local_.resize(view_->size());
+    for (HostId h = 0; h < view_->size(); ++h) local_[h] = child_->distance(h) == Distance::Local ? 1 : 0;
+  }
+  std::unique_ptr<Policy> child_;
+  TokenAwareOptions o_;
+  const ClusterView* view_ = nullptr;
+  std::vector<std::uint8_t> local_;  // child distance == LOCAL, per host
+};
+
+HostId ReplicasFirstPlan::next() {
+  while (pos_ < ordered_.size()) {
+    const HostId h = ordered_[pos_++];
+    if (p_->usable(h)) return h;
+  }
+  if (child_ == nullptr) child_ = p_->child_plan(req_, *rnd_, *arena_);
+  for (HostId h = child_->next(); h != kNoHost; h = child_->next())
+    if (!p_->local(h) || !contains(req_.replicas, h)) return h;
+  return kNoHost;
+}
+
+HostId NeutralPlan::next() {
+  if (!child_done_) {
+    for (HostId h = child_->next(); h != kNoHost; h = child_->next()) {
+      if (p_->usable(h) && contains(replicas_, h)) return h;
+      if (buffer_ == nullptr) buffer_ = arena_->hosts(p_->host_count()).data();
+      buffer_[buffered_++] = h;
+    }
+    child_done_ = true;
+  }
+  return drained_ < buffered_ ? buffer_[drained_++] : kNoHost;
+}
+
+std::unique_ptr<Policy> make_token_aware_spec(const jsonin::Json& spec, const std::string& path, const BuildContext& ctx) {
+  jsonin::Object o(spec, path, {"type", "ordering", "shuffle_rng", "child"});
+  TokenAwareOptions opts;
+  opts.ordering = o.choice<ReplicaOrdering>(
+      "ordering",
+      {{"RANDOM", ReplicaOrdering::Random}, {"TOPOLOGICAL", ReplicaOrdering::Topological}, {"NEUTRAL", ReplicaOrdering::Neutral}},
+      ReplicaOrdering::Random);
+  opts.shuffle_rng =
+      o.choice<RngModel>("shuffle_rng", {{"shared", RngModel::Shared}, {"thread_local", RngModel::ThreadLocal}}, RngModel::Shared);
+  if (!o.has("child"))
+    jsonin::fail(o.path_of("child"), "required field is missing (the wrapped policy, e.g. {\"type\": \"DCAwareRoundRobin\"})");
+  return make_token_aware(make_policy(o.at("child"), o.path_of("child"), ctx), opts);
+}
+
+}  // namespace
+
+std::unique_ptr<Policy> make_token_aware(std::unique_ptr<Policy> child, TokenAwareOptions opts) {
+  return std::make_unique<TokenAware>(std::move(child), opts);
+}
+
+LBSIM_REGISTER_POLICY(TokenAware,
+                      "Java 3.x TokenAwarePolicy around `child`: up LOCAL replicas first, ordering RANDOM (default; "
+                      "shuffle_rng shared|thread_local), TOPOLOGICAL or NEUTRAL, then the child plan",
+                      (std::vector<std::string>{"ordering", "shuffle_rng", "child"}), make_token_aware_spec)
+
+}  // namespace lbsim::policy

@@ -1,0 +1,111 @@
+// `lbsim plan` and `lbsim policies` end to end: the J3 NEUTRAL case (4 nodes, Scassandra tokens)
+// as JSON, the 4.x state file, and exit code 2 with the valid values on bad input.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+namespace {
+
+namespace fs = std::filesystem;
+
+struct CmdResult {
+  int rc;
+  std::string out, err;
+};
+
+fs::path scratch() {
+  const fs::path d = fs::temp_directory_path() / fmt::format("lbsim_cmd_plan_{}", ::getpid());
+  fs::create_directories(d);
+  return d;
+}
+
+void write(const fs::path& p, const std::string& text) { std::ofstream(p) << text; }
+
+std::string slurp(const fs::path& p) {
+  std::ifstream in(p);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+CmdResult lbsim(const std::string& args) {
+  const fs::path d = scratch();
+  const int rc = std::system(fmt::format("{} {} >{} 2>{}", LBSIM_BINARY, args, (d / "out").string(), (d / "err").string()).c_str());
+  return {WEXITSTATUS(rc), slurp(d / "out"), slurp(d / "err")};
+}
+
+std::string topology() {
+  const fs::path f = scratch() / "topo4.json";
+  write(f, R"({"nodes": [{"id":"n1","dc":"dc1","rack":"r1","tokens":[0]},
+    {"id":"n2","dc":"dc1","rack":"r1","tokens":[2305843009213693951]},
+    {"id":"n3","dc":"dc1","rack":"r1","tokens":[4611686018427387902]},
+    {"id":"n4","dc":"dc1","rack":"r1","tokens":[6917529027641081853]}],
+    "keyspace": {"class":"SimpleStrategy","rf":2}})");
+  return f.string();
+}
+
+TEST(PlanCommand, PrintsTheNeutralPlanOfTheJ3TestAsJson) {
+  const CmdResult r = lbsim("plan " + topology() +
+                      R"( --policy '{"type":"TokenAware","ordering":"NEUTRAL","child":{"type":"RoundRobin"}}')"
+                      " --token 6444339665561646341 --down n2 --count 2 --json");
+  ASSERT_EQ(r.rc, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["token"], "6444339665561646341");
+  EXPECT_EQ(j["replicas"], nlohmann::json({"n4", "n1"}));
+  ASSERT_EQ(j["plans"].size(), 2u);
+  for (const auto& p : j["plans"]) {
+    ASSERT_EQ(p.size(), 3u) << "n2 is down";
+    EXPECT_TRUE((p[0] == "n4" && p[1] == "n1") || (p[0] == "n1" && p[1] == "n4")) << p;
+    EXPECT_EQ(p[2], "n3");
+  }
+}
+
+TEST(PlanCommand, StateFileDemotesABusyReplicaWithStaleResponses) {
+  const fs::path s = scratch() / "state.json";
+  write(s, R"({"now_ms": 1000, "hosts": {"n4": {"in_flight": 30, "response_times_ms": [500, 600]}}})");
+  const fs::path t = scratch() / "topo3.json";
+  write(t, R"({"nodes": [{"id":"n1","dc":"dc1","rack":"r1","tokens":[0]},
+    {"id":"n2","dc":"dc1","rack":"r1","tokens":[2305843009213693951]},
+    {"id":"n3","dc":"dc1","rack":"r1","tokens":[4611686018427387902]},
+    {"id":"n4","dc":"dc1","rack":"r1","tokens":[6917529027641081853]}],
+    "keyspace": {"class":"SimpleStrategy","rf":3}})");
+  const CmdResult r = lbsim("plan " + t.string() + R"( --policy '{"type":"Default4x","shuffle_replicas":false}' --token -5 --state )" +
+                      s.string() + " --json");
+  ASSERT_EQ(r.rc, 0) << r.err;
+  // Replicas of token -5: n1, n2, n3 (n4 is not one), so n4's state does not matter here...
+  EXPECT_EQ(nlohmann::json::parse(r.out)["plans"][0], nlohmann::json({"n1", "n2", "n3", "n4"}));
+  // ...but for token 6444339665561646341 (replicas n4, n1, n2) n4 is demoted behind n1 and n2.
+  const CmdResult r2 = lbsim("plan " + t.string() + R"( --policy '{"type":"Default4x","shuffle_replicas":false}' --token 6444339665561646341 --state )" +
+                       s.string() + " --json");
+  ASSERT_EQ(r2.rc, 0) << r2.err;
+  EXPECT_EQ(nlohmann::json::parse(r2.out)["plans"][0], nlohmann::json({"n1", "n2", "n4", "n3"}));
+}
+
+TEST(PlanCommand, BadPolicyTypeExitsWithTwoAndListsTheTypes) {
+  const CmdResult r = lbsim("plan " + topology() + R"( --policy '{"type":"RANDON"}' --token 1)");
+  EXPECT_EQ(r.rc, 2);
+  EXPECT_NE(r.err.find("--policy/type: unknown policy type 'RANDON'; valid: Basic4x, DCAwareRoundRobin"), std::string::npos) << r.err;
+}
+
+TEST(PlanCommand, KeyAndTokenAreMutuallyExclusive) {
+  const CmdResult r = lbsim("plan " + topology() + R"( --policy '{"type":"RoundRobin"}' --token 1 --key 00)");
+  EXPECT_EQ(r.rc, 2);
+  EXPECT_NE(r.err.find("exactly one of --key HEX and --token T"), std::string::npos) << r.err;
+}
+
+TEST(PoliciesCommand, ListsEveryRegisteredType) {
+  const CmdResult r = lbsim("policies --json");
+  ASSERT_EQ(r.rc, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  ASSERT_EQ(j.size(), 7u);
+  EXPECT_EQ(j[6]["type"], "TokenAware");
+  EXPECT_EQ(j[6]["params"], nlohmann::json({"ordering", "shuffle_rng", "child"}));
+}
+
+}  // namespace

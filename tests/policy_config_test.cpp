@@ -1,0 +1,82 @@
+// Policy specs: unknown types and parameters, bad values and missing children are ConfigErrors
+// that name the JSON path and list the valid values.
+#include <gtest/gtest.h>
+
+#include "policy_test_util.hpp"
+#include "sim/core/error.hpp"
+
+namespace lbsim::policy {
+namespace {
+
+using namespace testing;
+
+std::string error_of(const std::string& spec, const Topology* topo = nullptr) {
+  try {
+    make_policy(nlohmann::json::parse(spec), "/policies/0", BuildContext{topo});
+  } catch (const ConfigError& e) {
+    return e.what();
+  }
+  return "no error";
+}
+
+TEST(PolicyConfig, UnknownTypeNamesThePathAndListsEveryType) {
+  EXPECT_EQ(error_of(R"({"type":"RANDON"})"),
+            "/policies/0/type: unknown policy type 'RANDON'; valid: Basic4x, DCAwareRoundRobin, Default4x, "
+            "LatencyAware, RackAwareRoundRobin, RoundRobin, TokenAware");
+}
+
+TEST(PolicyConfig, MissingTypeAndNonObjectSpecsAreErrors) {
+  EXPECT_EQ(error_of(R"({"ordering":"RANDOM"})").rfind("/policies/0/type: required field is missing; valid: Basic4x", 0), 0u);
+  EXPECT_NE(error_of(R"("TokenAware")").find("/policies/0: a policy must be an object"), std::string::npos);
+}
+
+TEST(PolicyConfig, UnknownParameterListsTheAllowedKeys) {
+  const std::string e = error_of(R"({"type":"DCAwareRoundRobin","used_host_per_remote_dc":2})");
+  EXPECT_NE(e.find("/policies/0/used_host_per_remote_dc"), std::string::npos) << e;
+  EXPECT_NE(e.find("allow_remote_dcs_for_local_cl"), std::string::npos) << e;
+  EXPECT_NE(e.find("used_hosts_per_remote_dc"), std::string::npos) << e;
+}
+
+TEST(PolicyConfig, BadOrderingListsTheThreeOrderings) {
+  EXPECT_EQ(error_of(R"({"type":"TokenAware","ordering":"SHUFFLE","child":{"type":"RoundRobin"}})"),
+            "/policies/0/ordering: unknown value 'SHUFFLE'; valid: RANDOM, TOPOLOGICAL, NEUTRAL");
+  EXPECT_EQ(error_of(R"({"type":"TokenAware","shuffle_rng":"global","child":{"type":"RoundRobin"}})"),
+            "/policies/0/shuffle_rng: unknown value 'global'; valid: shared, thread_local");
+}
+
+TEST(PolicyConfig, WrappersRequireAChildAndReportErrorsInsideIt) {
+  EXPECT_NE(error_of(R"({"type":"TokenAware"})").find("/policies/0/child: required field is missing"), std::string::npos);
+  EXPECT_EQ(error_of(R"({"type":"LatencyAware","child":{"type":"TokenAware","child":{"type":"Nope"}}})")
+                .rfind("/policies/0/child/child/type: unknown policy type 'Nope'", 0),
+            0u);
+}
+
+TEST(PolicyConfig, OutOfRangeNumbersNameTheirBounds) {
+  EXPECT_EQ(error_of(R"({"type":"LatencyAware","exclusion_threshold":0.5,"child":{"type":"RoundRobin"}})"),
+            "/policies/0/exclusion_threshold: must be in [1, 1000000], got 0.5");
+  EXPECT_EQ(error_of(R"({"type":"DCAwareRoundRobin","used_hosts_per_remote_dc":-1})"),
+            "/policies/0/used_hosts_per_remote_dc: must be in [0, 1000000], got -1");
+  EXPECT_EQ(error_of(R"({"type":"LatencyAware","scale_ms":0,"child":{"type":"RoundRobin"}})"),
+            "/policies/0/scale_ms: must be > 0 ms, got 0");
+  EXPECT_NE(error_of(R"({"type":"Default4x","slow_replica_avoidance":"yes"})").find("must be true or false"), std::string::npos);
+}
+
+TEST(PolicyConfig, UnknownLocalDcOrRackListsTheTopologysValues) {
+  const Topology t = scassandra({2, 2}, {{"r1", "r2"}, {"r1", "r1"}});
+  EXPECT_EQ(error_of(R"({"type":"DCAwareRoundRobin","local_dc":"dc3"})", &t),
+            "/policies/0/local_dc: unknown datacenter 'dc3'; valid: dc1, dc2");
+  EXPECT_EQ(error_of(R"({"type":"RackAwareRoundRobin","local_dc":"dc1","local_rack":"r9"})", &t),
+            "/policies/0/local_rack: unknown rack 'r9' in datacenter 'dc1'; valid: r1, r2");
+  EXPECT_EQ(error_of(R"({"type":"RackAwareRoundRobin","remote_rack_distance":"IGNORED"})", &t),
+            "/policies/0/remote_rack_distance: unknown value 'IGNORED'; valid: LOCAL, REMOTE");
+}
+
+TEST(PolicyConfig, EveryPolicyHasADescriptionAndItsParameters) {
+  const auto all = Registry::instance().all();
+  ASSERT_EQ(all.size(), 7u);
+  for (const auto* p : all) EXPECT_GT(p->description.size(), 40u) << p->type;
+  EXPECT_EQ(Registry::instance().find("TokenAware")->params, (std::vector<std::string>{"ordering", "shuffle_rng", "child"}));
+}
+
+}  // namespace
+}  // namespace lbsim::policy

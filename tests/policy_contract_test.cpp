@@ -1,0 +1,165 @@
+// Contract tests run over every registered policy (a new policy must add a spec here):
+// no host twice, no IGNORED or down host, up LOCAL replicas first where the driver puts them
+// first, same seed same plans, and empty plans (never a crash) for an empty or all-down cluster.
+#include <gtest/gtest.h>
+
+#include <map>
+#include <set>
+
+#include "policy_test_util.hpp"
+
+namespace lbsim::policy {
+namespace {
+
+using namespace testing;
+
+struct ContractCase {
+  std::string name;
+  std::string spec;
+  bool replicas_first;  // the plan starts with the up LOCAL replicas
+};
+
+// Keyed by registered type: every registered policy must appear at least once.
+const std::vector<std::pair<std::string, ContractCase>>& cases() {
+  static const std::vector<std::pair<std::string, ContractCase>> c{
+      {"RoundRobin", {"RoundRobin", R"({"type":"RoundRobin"})", false}},
+      {"DCAwareRoundRobin", {"DCAware", R"({"type":"DCAwareRoundRobin","local_dc":"dc1","used_hosts_per_remote_dc":2})", false}},
+      {"RackAwareRoundRobin",
+       {"RackAware", R"({"type":"RackAwareRoundRobin","local_dc":"dc1","local_rack":"r1","used_hosts_per_remote_dc":1})", false}},
+      {"TokenAware",
+       {"TokenAwareRandomDcAware",
+        R"({"type":"TokenAware","child":{"type":"DCAwareRoundRobin","local_dc":"dc1","used_hosts_per_remote_dc":2}})", true}},
+      {"TokenAware",
+       {"TokenAwareTopologicalRackAware",
+        R"({"type":"TokenAware","ordering":"TOPOLOGICAL","child":{"type":"RackAwareRoundRobin","local_dc":"dc1","local_rack":"r1","used_hosts_per_remote_dc":1}})",
+        true}},
+      {"TokenAware",
+       {"TokenAwareNeutralRackAwareAfterFix",
+        R"({"type":"TokenAware","ordering":"NEUTRAL","child":{"type":"RackAwareRoundRobin","local_dc":"dc1","remote_rack_distance":"REMOTE"}})",
+        true}},
+      {"TokenAware",
+       {"TokenAwareNeutralLatencyAware",
+        R"({"type":"TokenAware","ordering":"NEUTRAL","shuffle_rng":"thread_local","child":{"type":"LatencyAware","min_measure":4,"child":{"type":"DCAwareRoundRobin","local_dc":"dc1","used_hosts_per_remote_dc":3}}})",
+        true}},
+      {"LatencyAware",
+       {"LatencyAwareDcAware",
+        R"({"type":"LatencyAware","min_measure":4,"update_rate_ms":1,"child":{"type":"DCAwareRoundRobin","local_dc":"dc1","used_hosts_per_remote_dc":1}})",
+        false}},
+      {"Basic4x", {"Basic4x", R"({"type":"Basic4x","local_dc":"dc1","max_nodes_per_remote_dc":2})", true}},
+      {"Default4x", {"Default4x", R"({"type":"Default4x","local_dc":"dc1","max_nodes_per_remote_dc":1})", true}},
+  };
+  return c;
+}
+
+// 2 DCs: dc1 with 5 nodes over racks r1/r2, dc2 with 4 nodes; 8 vnodes each.
+Topology cluster() {
+  std::vector<NodeSpec> nodes;
+  Rng r(77);
+  for (int i = 0; i < 9; ++i) {
+    std::vector<Token> toks;
+    for (int k = 0; k < 8; ++k) toks.push_back(static_cast<Token>(r.next_u64()));
+    const bool dc1 = i < 5;
+    nodes.push_back({"n" + std::to_string(i + 1), dc1 ? "dc1" : "dc2", (i % 2) ? "r2" : "r1", toks});
+  }
+  return Topology::build(nodes);
+}
+
+class PolicyContract : public ::testing::TestWithParam<ContractCase> {};
+
+// Drives a harness through plans, feedback and host events, checking every plan.
+void exercise(Harness& h, bool replicas_first, std::vector<std::vector<HostId>>* record) {
+  Rng events(3);
+  SimTime now = 0;
+  for (int step = 0; step < 400; ++step) {
+    now += 250 * kUs;
+    if (step % 40 == 20) {
+      const auto x = static_cast<HostId>(events.below(h.view().size()));
+      if (h.view().is_up(x)) h.down(x);
+      else h.up(x);
+    }
+    const auto t = static_cast<Token>(events.next_u64());
+    const ConsistencyLevel cl = step % 3 == 0 ? ConsistencyLevel::LocalQuorum : ConsistencyLevel::One;
+    const Request req = step % 7 == 0 ? h.unrouted(cl) : h.routed(t, cl, now);
+    for (HostId x = 0; x < h.view().size(); ++x) h.view().set_in_flight(x, static_cast<std::int32_t>(events.below(20)));
+    const std::vector<HostId> plan = h.plan(req);
+    if (record) record->push_back(plan);
+    std::set<HostId> seen;
+    for (HostId x : plan) {
+      ASSERT_LT(x, h.view().size());
+      EXPECT_TRUE(seen.insert(x).second) << "host " << h.name(x) << " twice";
+      EXPECT_NE(h.policy().distance(x), Distance::Ignored) << h.name(x) << " is IGNORED";
+      EXPECT_TRUE(h.view().is_up(x)) << h.name(x) << " is down";
+    }
+    if (replicas_first && req.routed) {
+      std::set<HostId> local_up;
+      for (HostId r : req.replicas)
+        if (h.view().is_up(r) && h.policy().distance(r) == Distance::Local) local_up.insert(r);
+      ASSERT_GE(plan.size(), local_up.size());
+      EXPECT_EQ(std::set<HostId>(plan.begin(), plan.begin() + static_cast<std::ptrdiff_t>(local_up.size())), local_up);
+    }
+    for (HostId x : plan) {
+      h.policy().on_request_sent(x, now);
+      const SimTime lat = (x == 1 ? 40 : 2) * kMs + static_cast<SimTime>(events.below(1000)) * kUs;
+      h.policy().on_response(x, now + lat, lat, ResponseKind::Success);
+      break;  // the first host answers
+    }
+  }
+}
+
+TEST_P(PolicyContract, PlansHaveNoDuplicateIgnoredOrDownHostAndPutLocalReplicasFirst) {
+  Harness h(cluster(), nts({{"dc1", 3}, {"dc2", 2}}), GetParam().spec, 11);
+  exercise(h, GetParam().replicas_first, nullptr);
+}
+
+TEST_P(PolicyContract, TheSameSeedGivesTheSamePlans) {
+  std::vector<std::vector<HostId>> a, b, c;
+  {
+    Harness h(cluster(), nts({{"dc1", 3}, {"dc2", 2}}), GetParam().spec, 5);
+    exercise(h, false, &a);
+  }
+  {
+    Harness h(cluster(), nts({{"dc1", 3}, {"dc2", 2}}), GetParam().spec, 5);
+    exercise(h, false, &b);
+  }
+  EXPECT_EQ(a, b);
+  EXPECT_EQ(a.size(), 400u);
+}
+
+TEST_P(PolicyContract, AllHostsDownGivesEmptyPlans) {
+  Harness h(cluster(), nts({{"dc1", 3}, {"dc2", 2}}), GetParam().spec, 5);
+  for (HostId x = 0; x < h.view().size(); ++x) h.down(x);
+  EXPECT_TRUE(h.plan(h.routed(12345, ConsistencyLevel::One)).empty());
+  EXPECT_TRUE(h.plan(h.unrouted(ConsistencyLevel::One)).empty());
+  EXPECT_TRUE(h.plan(h.routed(-7, ConsistencyLevel::LocalOne)).empty());
+}
+
+TEST_P(PolicyContract, AnEmptyClusterGivesAnEmptyPlan) {
+  const Topology empty;
+  ClusterView view(empty);
+  auto p = make_policy(nlohmann::json::parse(GetParam().spec), "", BuildContext{});
+  Rng rng(1);
+  p->init(view, rng);
+  PlanArena arena;
+  PlanRandom rnd(rng);
+  Request req;
+  EXPECT_EQ(p->new_plan(req, rnd, arena)->next(), kNoHost);
+}
+
+INSTANTIATE_TEST_SUITE_P(EveryRegisteredPolicy, PolicyContract,
+                         ::testing::ValuesIn([] {
+                           std::vector<ContractCase> v;
+                           for (const auto& [type, c] : cases()) v.push_back(c);
+                           return v;
+                         }()),
+                         [](const ::testing::TestParamInfo<ContractCase>& i) { return i.param.name; });
+
+TEST(PolicyContractCoverage, EveryRegisteredPolicyHasAContractCase) {
+  std::set<std::string> covered;
+  for (const auto& [type, c] : cases()) covered.insert(type);
+  const auto names = Registry::instance().names();
+  EXPECT_EQ(names.size(), 7u);
+  for (const auto& n : names) EXPECT_TRUE(covered.count(n)) << n << " has no contract case";
+}
+
+}  // namespace
+}  // namespace lbsim::policy

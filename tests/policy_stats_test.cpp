@@ -1,0 +1,109 @@
+// Statistical behaviour of the TokenAware orderings, with fixed seeds and tolerances derived from
+// the sample size; and LatencyAware's exclusion, on a small deterministic feed.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <map>
+
+#include "policies/plan_util.hpp"
+#include "policy_test_util.hpp"
+
+namespace lbsim::policy {
+namespace {
+
+using namespace testing;
+
+TEST(PolicyStats, RandomSpreadsFirstHostsEvenlyOverTheUpLocalReplicas) {
+  Harness h(scassandra({6}), simple(3), R"({"type":"TokenAware","child":{"type":"DCAwareRoundRobin","local_dc":"dc1"}})", 9);
+  const Request req = h.routed(4874351301193663061);
+  for (int down = 0; down < 2; ++down) {
+    if (down) h.down(req.replicas[1]);
+    const double k = down ? 2.0 : 3.0;
+    constexpr int kN = 60000;
+    std::map<HostId, int> counts;
+    const auto draws_before = h.rnd.shared_draws;
+    for (int i = 0; i < kN; ++i) ++counts[h.first(req)];
+    EXPECT_EQ(h.rnd.shared_draws - draws_before, 2u * kN) << "RF-1 = 2 shared draws per plan";
+    ASSERT_EQ(counts.size(), static_cast<std::size_t>(k));
+    const double p = 1.0 / k, sigma = std::sqrt(kN * p * (1 - p));
+    for (const auto& [host, c] : counts) {
+      EXPECT_TRUE(contains(req.replicas, host));
+      EXPECT_NEAR(c, kN * p, 5 * sigma) << h.name(host);  // 5 sigma: false alarm < 1e-6
+    }
+  }
+}
+
+TEST(PolicyStats, TopologicalAlwaysPicksTheFirstReplicaInDriverOrder) {
+  Harness h(scassandra({6}), simple(3),
+            R"({"type":"TokenAware","ordering":"TOPOLOGICAL","child":{"type":"DCAwareRoundRobin","local_dc":"dc1"}})");
+  Rng keys(4);
+  for (int i = 0; i < 5000; ++i) {
+    const Request req = h.routed(static_cast<Token>(keys.next_u64()));
+    ASSERT_EQ(h.first(req), req.replicas[0]);
+  }
+  EXPECT_EQ(h.rnd.shared_draws + h.rnd.thread_local_draws, 0u);
+}
+
+// NEUTRAL over DCAware: the child's plan is the local live list rotated by one per plan, so the
+// first host is replica k for as many start positions as the gap between replica k and the
+// replica before it in the child's order.
+TEST(PolicyStats, NeutralPicksEachReplicaInProportionToItsGapInTheChildRotation) {
+  const int n = 6;
+  Harness h(scassandra({n}), simple(3),
+            R"({"type":"TokenAware","ordering":"NEUTRAL","child":{"type":"DCAwareRoundRobin","local_dc":"dc1"}})");
+  // Replicas chosen with uneven gaps in the child's host order 0..5: positions 0, 1, 4.
+  const Request req = h.with_replicas({0, 1, 4});
+  std::map<HostId, int> expected;
+  for (HostId r : {0u, 1u, 4u}) {
+    int gap = 1;
+    for (int back = 1; back < n; ++back) {
+      const auto prev = static_cast<HostId>((static_cast<int>(r) - back + n) % n);
+      if (prev == 0 || prev == 1 || prev == 4) break;
+      ++gap;
+    }
+    expected[r] = gap;
+  }
+  EXPECT_EQ(expected, (std::map<HostId, int>{{0, 2}, {1, 1}, {4, 3}}));
+  constexpr int kRounds = 1000;
+  std::map<HostId, int> counts;
+  for (int i = 0; i < n * kRounds; ++i) ++counts[h.first(req)];
+  for (auto& [r, gap] : expected) gap *= kRounds;  // every start position occurs kRounds times
+  EXPECT_EQ(counts, expected);
+}
+
+TEST(PolicyStats, LatencyAwareMovesASlowHostToTheEndAfterWarmUp) {
+  // min_measure 10: samples 1-2 are discarded (30% of 10 = 3), the host is judged from sample 10.
+  Harness h(scassandra({3}), simple(1),
+            R"({"type":"LatencyAware","min_measure":10,"update_rate_ms":100,"child":{"type":"RoundRobin"}})");
+  const Request req = h.unrouted();
+  SimTime now = 0;
+  auto feed = [&](int samples) {
+    for (int i = 0; i < samples; ++i) {
+      now += kMs;
+      for (HostId x = 0; x < 3; ++x) h.policy().on_response(x, now, (x == 2 ? 30 : 3) * kMs, ResponseKind::Success);
+    }
+  };
+  feed(9);
+  now = 200 * kMs;
+  std::map<std::string, int> firsts;
+  for (int i = 0; i < 30; ++i) ++firsts[h.name(h.plan(h.routed(0, ConsistencyLevel::One, now)).front())];
+  EXPECT_EQ(firsts.size(), 3u) << "fewer than min_measure samples: nobody is excluded";
+  feed(1);
+  now = 300 * kMs;  // an update tick has passed since the 10th sample
+  for (int i = 0; i < 30; ++i) {
+    Request r = req;
+    r.now = now;
+    const auto plan = h.plan(r);
+    ASSERT_EQ(plan.size(), 3u);
+    EXPECT_EQ(plan.back(), 2u) << "the slow host is moved to the end, never dropped";
+  }
+  now += 11 * kSec;  // past retry_period without samples: the host is retried
+  Request r = req;
+  r.now = now;
+  int slow_first = 0;
+  for (int i = 0; i < 30; ++i) slow_first += h.plan(r).front() == 2u;
+  EXPECT_EQ(slow_first, 10);
+}
+
+}  // namespace
+}  // namespace lbsim::policy
