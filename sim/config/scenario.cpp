@@ -1,0 +1,237 @@
+// Scenario assembly: top-level keys, section parsers, cross-section checks, --set patches.
+#include "sim/config/scenario.hpp"
+
+#include <charconv>
+#include <filesystem>
+#include <limits>
+#include <set>
+
+#include <fmt/format.h>
+
+#include "policies/registry.hpp"
+#include "sim/config/scenario_parts.hpp"
+
+namespace lbsim {
+
+using jsonin::Json;
+using jsonin::Object;
+using namespace scenario_detail;
+
+namespace {
+
+constexpr std::size_t kMaxDcs = 16;  // the coordinator model's per-DC arrays
+constexpr std::size_t kMaxReplicas = 64;
+
+std::string fnv_hex(const std::string& s) {
+  return fmt::format("{:016x}", stream_hash(s));
+}
+
+// Every "local_dc" inside a policy spec must name a datacenter of the topology.
+void check_local_dcs(const Json& j, const std::string& path, const Topology& topo) {
+  if (j.is_object()) {
+    for (const auto& [k, v] : j.items()) {
+      const std::string p = jsonin::key_path(path, k);
+      if (k == "local_dc" && v.is_string() && !topo.dc_index(v.get<std::string>()))
+        jsonin::fail(p, "unknown datacenter '" + v.get<std::string>() + "'; valid: " + jsonin::join(topo.dcs));
+      check_local_dcs(v, p, topo);
+    }
+  } else if (j.is_array()) {
+    for (std::size_t i = 0; i < j.size(); ++i) check_local_dcs(j[i], jsonin::index_path(path, i), topo);
+  }
+}
+
+void check_cl(ConsistencyLevel cl, bool read, const std::string& path, const Scenario& sc) {
+  const Topology& topo = sc.topology();
+  const Replication& repl = sc.ring->replication();
+  const std::string name(to_string(cl));
+  if (cl == ConsistencyLevel::Serial || cl == ConsistencyLevel::LocalSerial)
+    jsonin::fail(path, name + " (lightweight transactions) is not modelled; valid: ONE, TWO, THREE, QUORUM, ALL, "
+                              "LOCAL_ONE, LOCAL_QUORUM, EACH_QUORUM (and ANY for writes)");
+  if (cl == ConsistencyLevel::Any && read) jsonin::fail(path, "ANY is for writes only (Cassandra rejects ANY reads)");
+  const std::size_t replicas = sc.ring->replicas_per_range();
+  auto need_total = [&](std::size_t need) {
+    if (need > replicas)
+      jsonin::fail(path, fmt::format("{} needs {} replicas but every range has {} ({}): every request would be "
+                                     "Unavailable",
+                                     name, need, replicas, repl.describe()));
+  };
+  int total_rf = repl.kind == StrategyKind::Simple ? repl.simple_rf : 0;
+  if (repl.kind == StrategyKind::NetworkTopology)
+    for (const auto& [dc, rf] : repl.dc_rf) total_rf += rf;
+  switch (cl) {
+    case ConsistencyLevel::Two: need_total(2); break;
+    case ConsistencyLevel::Three: need_total(3); break;
+    case ConsistencyLevel::Quorum: need_total(static_cast<std::size_t>(total_rf / 2 + 1)); break;
+    case ConsistencyLevel::All: need_total(static_cast<std::size_t>(total_rf)); break;
+    default: break;
+  }
+  if (is_dc_local(cl)) {
+    const std::string& dc = sc.client.dc;
+    const int rf = repl.kind == StrategyKind::Simple ? repl.simple_rf : repl.rf_for_dc(dc);
+    if (rf <= 0)
+      jsonin::fail(path, fmt::format("{} needs replicas in the client's datacenter '{}', but the keyspace has "
+                                     "none there ({})",
+                                     name, dc, repl.describe()));
+    if (repl.kind == StrategyKind::NetworkTopology && cl == ConsistencyLevel::LocalQuorum &&
+        static_cast<std::uint32_t>(rf / 2 + 1) > topo.dc_node_count[sc.client.dc_index])
+      jsonin::fail(path, fmt::format("LOCAL_QUORUM needs {} replicas in '{}', which has {} nodes", rf / 2 + 1, dc,
+                                     topo.dc_node_count[sc.client.dc_index]));
+  }
+  if (cl == ConsistencyLevel::EachQuorum && repl.kind != StrategyKind::NetworkTopology)
+    jsonin::fail(path, "EACH_QUORUM needs NetworkTopologyStrategy");
+}
+
+}  // namespace
+
+const PolicyEntry* Scenario::find_policy(const std::string& n) const {
+  for (const auto& p : policies)
+    if (p.name == n) return &p;
+  return nullptr;
+}
+
+Scenario scenario_from_json(Json doc, const std::string& file, const std::string& dir) {
+  Scenario sc;
+  sc.file = file;
+  sc.dir = dir;
+  Object o(doc, "", {"name", "description", "seed", "cluster", "keyspace", "network", "client", "workload", "timeouts",
+                     "retry", "speculative", "faults", "report", "policies"});
+  sc.name = o.str("name");
+  if (sc.name.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-") != std::string::npos ||
+      sc.name[0] == '.')
+    jsonin::fail("/name", "'" + sc.name + "' must use only letters, digits, '.', '_' and '-' (it names the results folder)");
+  sc.description = o.str("description", "");
+  sc.seed = static_cast<std::uint64_t>(o.integer("seed", 0, std::numeric_limits<std::int64_t>::max(), 1));
+
+  const Json null;
+  const Json* ks = o.find("keyspace");
+  sc.cluster = parse_cluster_topology(o.at("cluster"), "/cluster", ks ? *ks : null, "/keyspace", dir, Rng(sc.seed),
+                                      node_model_keys());
+  sc.warnings = sc.cluster.warnings;
+  auto ring = std::make_shared<TokenRing>(sc.cluster.topology, sc.cluster.replication);
+  for (const auto& w : ring->warnings()) sc.warnings.push_back(w);
+  sc.ring = ring;
+  const Topology& topo = sc.topology();
+  if (topo.dcs.size() > kMaxDcs) jsonin::fail("/cluster", fmt::format("at most {} datacenters are modelled", kMaxDcs));
+  if (ring->replicas_per_range() > kMaxReplicas)
+    jsonin::fail("/keyspace", fmt::format("at most {} replicas per range are modelled", kMaxReplicas));
+
+  sc.nodes = parse_node_model(o.at("cluster"), "/cluster", topo, sc.cluster.sharding);
+  sc.network = parse_network(o.find("network"), "/network", topo);
+  sc.client = parse_client(o.find("client"), "/client", topo);
+  if (!o.has("workload")) jsonin::fail("/workload", "required field is missing");
+  sc.workload = parse_workload(o.at("workload"), "/workload", dir);
+  sc.timeouts = parse_timeouts(o.find("timeouts"), "/timeouts");
+  sc.retry = parse_retry(o.find("retry"), "/retry");
+  sc.speculative = parse_speculative(o.find("speculative"), "/speculative");
+  sc.faults = parse_faults(o.find("faults"), "/faults", topo);
+  if (const Json* r = o.find("report")) {
+    Object ro(*r, "/report", {"timeline_interval_s"});
+    sc.report.timeline_interval = from_ms(ro.number("timeline_interval_s", 1e-3, 1e6, 1.0) * 1e3);
+  }
+
+  // Cross-section checks.
+  const WorkloadSpec& w = sc.workload;
+  if (w.trace) {
+    if (w.trace_open_loop && sc.client.mode == LoadMode::Open)
+      jsonin::fail("/client/rate_ops_s", "an open-loop trace replays its own arrival times; remove rate_ops_s or use "
+                                         "trace mode \"closed\"");
+    if (!w.trace_open_loop && sc.client.mode == LoadMode::Open)
+      jsonin::fail("/client/rate_ops_s", "a closed-loop trace needs \"threads\", not rate_ops_s");
+    for (std::size_t i = 0; i < w.trace->size(); ++i) {
+      const TraceRecord& r = (*w.trace)[i];
+      if (r.has_cl) check_cl(r.cl, r.op == OpKind::Read, fmt::format("{} record {}", w.trace_file, i + 1), sc);
+    }
+  }
+  if (w.trace || w.read_fraction > 0) check_cl(w.read_cl, true, "/workload/consistency/read", sc);
+  if (w.trace || w.read_fraction < 1) check_cl(w.write_cl, false, "/workload/consistency/write", sc);
+  if (w.duration > 0 && w.warmup > 0 && sc.client.mode == LoadMode::Open && sc.client.rate * to_sec(w.duration) < 1)
+    jsonin::fail("/client/rate_ops_s", "the rate gives no operation in the measured duration");
+
+  // Policies: unique file-safe names, specs that the registry accepts, existing local DCs.
+  const std::string pp = "/policies";
+  const Json& pols = jsonin::as_array(o.at("policies"), pp);
+  std::set<std::string> names;
+  policy::BuildContext ctx;
+  ctx.topology = &topo;
+  for (std::size_t i = 0; i < pols.size(); ++i) {
+    const std::string ip = jsonin::index_path(pp, i);
+    Object po(pols[i], ip, {"name", "policy"});
+    PolicyEntry e;
+    e.name = po.str("name");
+    if (e.name.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-") != std::string::npos ||
+        e.name[0] == '.')
+      jsonin::fail(po.path_of("name"), "'" + e.name + "' must use only letters, digits, '.', '_' and '-' (it names the "
+                                       "report file)");
+    if (!names.insert(e.name).second) jsonin::fail(po.path_of("name"), "duplicate policy name '" + e.name + "'");
+    e.spec = po.at("policy");
+    e.path = po.path_of("policy");
+    check_local_dcs(e.spec, e.path, topo);
+    (void)policy::make_policy(e.spec, e.path, ctx);  // validates the spec
+    sc.policies.push_back(std::move(e));
+  }
+  sc.doc = std::move(doc);
+  sc.hash = fnv_hex(sc.doc.dump());
+  return sc;
+}
+
+void apply_set(Json& doc, const std::string& assignment) {
+  const auto eq = assignment.find('=');
+  if (eq == std::string::npos || eq == 0)
+    throw ConfigError("--set " + assignment, "expected PATH=VALUE, e.g. client.threads=64");
+  const std::string path = assignment.substr(0, eq);
+  const std::string text = assignment.substr(eq + 1);
+  std::vector<std::string> parts;
+  const char sep = path[0] == '/' ? '/' : '.';
+  std::size_t s = path[0] == '/' ? 1 : 0;
+  for (;;) {
+    const std::size_t c = path.find(sep, s);
+    parts.push_back(path.substr(s, c == std::string::npos ? std::string::npos : c - s));
+    if (c == std::string::npos) break;
+    s = c + 1;
+  }
+  Json value;
+  try {
+    value = Json::parse(text);
+  } catch (const Json::parse_error&) {
+    value = text;  // a bare string
+  }
+  Json* cur = &doc;
+  std::string where;
+  for (std::size_t i = 0; i < parts.size(); ++i) {
+    const std::string& k = parts[i];
+    if (k.empty()) throw ConfigError("--set " + assignment, "empty path component");
+    const bool last = i + 1 == parts.size();
+    if (cur->is_array()) {
+      std::size_t idx = 0;
+      const auto [p, ec] = std::from_chars(k.data(), k.data() + k.size(), idx);
+      if (ec != std::errc() || p != k.data() + k.size() || idx >= cur->size())
+        throw ConfigError("--set " + assignment, fmt::format("{}: '{}' is not an index below {}", where.empty() ? "/" : where,
+                                                             k, cur->size()));
+      cur = &(*cur)[idx];
+    } else if (cur->is_object()) {
+      if (!last && !cur->contains(k))
+        throw ConfigError("--set " + assignment, fmt::format("{}/{} does not exist", where, k));
+      cur = &(*cur)[k];
+    } else {
+      throw ConfigError("--set " + assignment, fmt::format("{} is {}, not an object or array", where.empty() ? "/" : where,
+                                                           jsonin::type_name(*cur)));
+    }
+    where += "/" + k;
+  }
+  *cur = value;
+}
+
+Scenario load_scenario(const std::string& file, const std::vector<std::string>& sets) {
+  Json doc = jsonin::load_file(file);
+  if (!doc.is_object()) throw ConfigError(file, std::string("expected a JSON object, got ") + jsonin::type_name(doc));
+  for (const auto& s : sets) apply_set(doc, s);
+  const std::string dir = std::filesystem::path(file).parent_path().string();
+  try {
+    return scenario_from_json(std::move(doc), file, dir.empty() ? "." : dir);
+  } catch (const ConfigError& e) {
+    if (e.path().empty() || e.path()[0] != '/') throw;  // already names a file
+    throw ConfigError(file + ":" + e.path(), std::string(e.what()).substr(e.path().size() + 2));
+  }
+}
+
+}  // namespace lbsim

@@ -1,0 +1,76 @@
+// A scenario: everything one `lbsim run` needs, parsed and validated up front.
+//
+// Top-level keys: name, description, seed, cluster, keyspace, network, client, workload,
+// timeouts, retry, speculative, faults, report, policies (configs/README.md documents each
+// field). Validation is strict: unknown keys, wrong types and out-of-range values are ConfigErrors
+// naming the JSON path and the allowed values, and impossible combinations (a DC-local CL with
+// no replica in the client's DC, a policy's local DC that does not exist, ...) fail here, before
+// any run.
+//
+// A scenario is immutable once built and holds no globals, so several runs (policies, seeds) can
+// share it across threads. The ring is built once and shared.
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "sim/client/client_spec.hpp"
+#include "sim/cluster/ring.hpp"
+#include "sim/config/cluster_config.hpp"
+#include "sim/core/json_reader.hpp"
+#include "sim/engine/model_spec.hpp"
+#include "sim/workload/workload_spec.hpp"
+
+namespace lbsim {
+
+struct PolicyEntry {
+  std::string name;          // as the report and the results file name use it
+  jsonin::Json spec;         // the policy spec (registry format)
+  std::string path;          // JSON path of the spec, for messages
+};
+
+struct ReportSpec {
+  SimTime timeline_interval = kSec;
+};
+
+struct Scenario {
+  std::string name;
+  std::string description;
+  std::string file;  // "" when built from JSON in memory
+  std::string dir;   // folder relative file references (topology_file, trace) resolve against
+  std::uint64_t seed = 1;
+  jsonin::Json doc;  // the document as validated (after --set patches)
+  std::string hash;  // FNV-1a 64 of doc.dump(), hex
+
+  ClusterTopologySpec cluster;
+  std::shared_ptr<const TokenRing> ring;
+  NodeModelSpec nodes;
+  NetworkSpec network;
+  ClientSpec client;
+  WorkloadSpec workload;
+  TimeoutSpec timeouts;
+  RetrySpec retry;
+  SpeculativeSpec speculative;
+  FaultSpec faults;
+  ReportSpec report;
+  std::vector<PolicyEntry> policies;
+  std::vector<std::string> warnings;
+
+  const Topology& topology() const { return ring->topology(); }
+  const PolicyEntry* find_policy(const std::string& name) const;
+};
+
+// Reads, patches (`sets`, each "a.b.c=VALUE", see apply_set) and validates a scenario file.
+Scenario load_scenario(const std::string& file, const std::vector<std::string>& sets = {});
+// Validates a document already in memory; `file` names it in messages, `dir` resolves relative
+// file references.
+Scenario scenario_from_json(jsonin::Json doc, const std::string& file, const std::string& dir);
+
+// Applies "PATH=VALUE" to a document before validation. PATH is dot-separated ("client.threads",
+// "policies.0.policy.ordering") or a JSON pointer ("/client/threads"); VALUE is JSON, or a bare
+// string when it does not parse as JSON. Intermediate objects must exist; the last key may be new
+// (validation then rejects unknown keys). Throws ConfigError naming the assignment.
+void apply_set(jsonin::Json& doc, const std::string& assignment);
+
+}  // namespace lbsim

@@ -1,0 +1,204 @@
+// Scenario sections of the cluster model: distributions, node model, network, timeouts, retry,
+// speculative execution, faults.
+#include <algorithm>
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "sim/config/scenario_parts.hpp"
+
+namespace lbsim::scenario_detail {
+
+using jsonin::Object;
+
+namespace {
+constexpr double kMaxUs = 3.6e9;  // one hour
+}
+
+Dist parse_dist(const Json& j, const std::string& path) {
+  if (j.is_number()) return Dist::constant(jsonin::as_number(j, path, 0, kMaxUs) * 1e3);
+  if (!j.is_object())
+    jsonin::fail(path, fmt::format("expected a number of microseconds or a distribution object, got {}",
+                                   jsonin::type_name(j)));
+  const std::string kind = Object(j, path, {"dist", "us", "mean_us", "p99_us", "percentiles"}).str("dist");
+  if (kind == "constant") {
+    Object o(j, path, {"dist", "us"});
+    return Dist::constant(o.number("us", 0, kMaxUs) * 1e3);
+  }
+  if (kind == "exponential") {
+    Object o(j, path, {"dist", "mean_us"});
+    return Dist::exponential(o.number("mean_us", 0, kMaxUs) * 1e3);
+  }
+  if (kind == "lognormal") {
+    Object o(j, path, {"dist", "mean_us", "p99_us"});
+    const double mean = o.number("mean_us", 1e-3, kMaxUs);
+    const double max_ratio = Dist::lognormal_max_ratio();
+    const double p99 = o.number("p99_us", 0, kMaxUs);
+    if (!(p99 > mean) || p99 > mean * max_ratio)
+      jsonin::fail(o.path_of("p99_us"), fmt::format("a lognormal needs mean_us < p99_us <= {:.2f} x mean_us "
+                                                    "(here ({}, {:.6g}]), got {}",
+                                                    max_ratio, mean, mean * max_ratio, p99));
+    return Dist::lognormal(mean * 1e3, p99 * 1e3);
+  }
+  if (kind == "empirical") {
+    Object o(j, path, {"dist", "percentiles"});
+    const std::string pp = o.path_of("percentiles");
+    const Json& arr = jsonin::as_array(o.at("percentiles"), pp);
+    std::vector<std::pair<double, double>> pts;
+    for (std::size_t i = 0; i < arr.size(); ++i) {
+      const std::string ip = jsonin::index_path(pp, i);
+      const Json& row = jsonin::as_array(arr[i], ip);
+      if (row.size() != 2) jsonin::fail(ip, "expected [percentile, microseconds]");
+      const double p = jsonin::as_number(row[0], jsonin::index_path(ip, 0), 0, 100);
+      const double v = jsonin::as_number(row[1], jsonin::index_path(ip, 1), 0, kMaxUs);
+      if (!pts.empty() && (p <= pts.back().first * 100 || v < pts.back().second / 1e3))
+        jsonin::fail(ip, "percentiles must increase strictly and values must not decrease");
+      pts.emplace_back(p / 100.0, v * 1e3);
+    }
+    if (pts.size() < 2 || pts.front().first != 0.0 || pts.back().first != 1.0)
+      jsonin::fail(pp, "needs at least two points, the first at percentile 0 and the last at 100");
+    return Dist::empirical(std::move(pts));
+  }
+  jsonin::fail(path + "/dist", "unknown value '" + kind + "'; valid: constant, exponential, lognormal, empirical");
+}
+
+const std::vector<std::string>& node_model_keys() {
+  static const std::vector<std::string> keys{"shards", "discipline", "service", "speed"};
+  return keys;
+}
+
+NodeModelSpec parse_node_model(const Json& cluster, const std::string& path, const Topology& topo,
+                               const std::optional<Sharding>& sharding) {
+  std::vector<std::string> allowed = cluster_topology_keys();
+  allowed.insert(allowed.end(), node_model_keys().begin(), node_model_keys().end());
+  Object o(cluster, path, allowed);
+  NodeModelSpec s;
+  const std::int64_t dflt_shards = sharding ? static_cast<std::int64_t>(sharding->nr_shards) : 4;
+  s.shards = static_cast<std::uint32_t>(o.integer("shards", 1, 1024, dflt_shards));
+  if (sharding) {
+    if (sharding->nr_shards != s.shards)
+      jsonin::fail(o.path_of("shards"), fmt::format("{} differs from sharding.nr_shards = {}; give one of them or "
+                                                    "make them equal",
+                                                    s.shards, sharding->nr_shards));
+    s.msb_ignore = sharding->msb_ignore;
+  }
+  s.discipline = o.choice<Discipline>("discipline", {{"per_shard", Discipline::PerShard}, {"shared", Discipline::Shared}},
+                                      Discipline::PerShard);
+  if (const Json* sv = o.find("service")) {
+    Object so(*sv, o.path_of("service"), {"coordinator", "read", "write", "row_cost"});
+    if (const Json* d = so.find("coordinator")) s.coordinator = parse_dist(*d, so.path_of("coordinator"));
+    if (const Json* d = so.find("read")) s.read = parse_dist(*d, so.path_of("read"));
+    if (const Json* d = so.find("write")) s.write = parse_dist(*d, so.path_of("write"));
+    s.row_cost = so.number("row_cost", 0, 1000, s.row_cost);
+  }
+  s.speed.assign(topo.size(), 1.0);
+  if (const Json* sp = o.find("speed")) {
+    const std::string spp = o.path_of("speed");
+    if (!sp->is_object()) jsonin::fail(spp, fmt::format("expected an object {{\"node id\": factor}}, got {}", jsonin::type_name(*sp)));
+    for (const auto& [id, v] : sp->items()) {
+      const auto n = topo.node_index(id);
+      if (!n) jsonin::fail(jsonin::key_path(spp, id), "unknown node '" + id + "'");
+      s.speed[*n] = jsonin::as_number(v, jsonin::key_path(spp, id), 0.001, 1000);
+    }
+  }
+  return s;
+}
+
+NetworkSpec parse_network(const Json* j, const std::string& path, const Topology& topo) {
+  NetworkSpec s;
+  if (!j) return s;
+  Object o(*j, path, {"same_rack", "same_dc", "cross_dc", "dc_pairs"});
+  if (const Json* d = o.find("same_rack")) s.same_rack = parse_dist(*d, o.path_of("same_rack"));
+  if (const Json* d = o.find("same_dc")) s.same_dc = parse_dist(*d, o.path_of("same_dc"));
+  if (const Json* d = o.find("cross_dc")) s.cross_dc = parse_dist(*d, o.path_of("cross_dc"));
+  if (const Json* pairs = o.find("dc_pairs")) {
+    const std::string pp = o.path_of("dc_pairs");
+    jsonin::as_array(*pairs, pp, true);
+    if (pairs->size() > 200) jsonin::fail(pp, "at most 200 DC pairs");
+    for (std::size_t i = 0; i < pairs->size(); ++i) {
+      Object po((*pairs)[i], jsonin::index_path(pp, i), {"dcs", "latency"});
+      const std::string dp = po.path_of("dcs");
+      const Json& dcs = jsonin::as_array(po.at("dcs"), dp);
+      if (dcs.size() != 2) jsonin::fail(dp, "expected two DC names");
+      NetworkSpec::Pair p;
+      for (std::size_t k = 0; k < 2; ++k) {
+        const std::string name = jsonin::as_string(dcs[k], jsonin::index_path(dp, k));
+        const auto d = topo.dc_index(name);
+        if (!d) jsonin::fail(jsonin::index_path(dp, k), "unknown datacenter '" + name + "'; valid: " + jsonin::join(topo.dcs));
+        (k == 0 ? p.from : p.to) = *d;
+      }
+      p.latency = parse_dist(po.at("latency"), po.path_of("latency"));
+      s.dc_pairs.push_back(std::move(p));
+    }
+  }
+  return s;
+}
+
+TimeoutSpec parse_timeouts(const Json* j, const std::string& path) {
+  TimeoutSpec s;
+  if (!j) return s;
+  Object o(*j, path, {"read_ms", "write_ms", "client_ms"});
+  s.read = from_ms(o.number("read_ms", 1e-3, 3.6e6, to_ms(s.read)));
+  s.write = from_ms(o.number("write_ms", 1e-3, 3.6e6, to_ms(s.write)));
+  s.client = from_ms(o.number("client_ms", 1e-3, 3.6e6, to_ms(s.client)));
+  return s;
+}
+
+RetrySpec parse_retry(const Json* j, const std::string& path) {
+  RetrySpec s;
+  if (!j) return s;
+  Object o(*j, path, {"policy", "unavailable_retries", "error_retries"});
+  s.enabled = o.choice<bool>("policy", {{"default", true}, {"never", false}}, true);
+  s.unavailable_retries = static_cast<std::uint32_t>(o.integer("unavailable_retries", 0, 10, s.unavailable_retries));
+  s.error_retries = static_cast<std::uint32_t>(o.integer("error_retries", 0, 10, s.error_retries));
+  return s;
+}
+
+SpeculativeSpec parse_speculative(const Json* j, const std::string& path) {
+  SpeculativeSpec s;
+  if (!j) return s;
+  Object o(*j, path, {"enabled", "delay_ms", "max_speculative"});
+  s.enabled = o.boolean("enabled", true);
+  s.delay = from_ms(o.number("delay_ms", 1e-3, 3.6e6, to_ms(s.delay)));
+  s.max_speculative = static_cast<std::uint32_t>(o.integer("max_speculative", 1, 10, s.max_speculative));
+  return s;
+}
+
+FaultSpec parse_faults(const Json* j, const std::string& path, const Topology& topo) {
+  FaultSpec s;
+  if (!j) return s;
+  Object o(*j, path, {"driver_detection_ms", "server_detection_ms", "events"});
+  s.driver_detection = from_ms(o.number("driver_detection_ms", 0, 3.6e6, to_ms(s.driver_detection)));
+  s.server_detection = from_ms(o.number("server_detection_ms", 0, 3.6e6, to_ms(s.server_detection)));
+  if (const Json* ev = o.find("events")) {
+    const std::string ep = o.path_of("events");
+    jsonin::as_array(*ev, ep, true);
+    for (std::size_t i = 0; i < ev->size(); ++i) {
+      Object fo((*ev)[i], jsonin::index_path(ep, i), {"at_s", "node", "kind", "duration_s", "factor"});
+      FaultEvent f;
+      f.at = from_ms(fo.number("at_s", 0, 1e6) * 1e3);
+      const std::string id = fo.str("node");
+      const auto n = topo.node_index(id);
+      if (!n) {
+        std::vector<std::string> ids;
+        for (const auto& nd : topo.nodes) ids.push_back(nd.id);
+        if (ids.size() > 12) ids.resize(12), ids.emplace_back("...");
+        jsonin::fail(fo.path_of("node"), "unknown node '" + id + "'; valid: " + jsonin::join(ids));
+      }
+      f.node = *n;
+      f.kind = fo.choice<FaultKind>("kind", {{"down", FaultKind::Down}, {"up", FaultKind::Up},
+                                             {"slow", FaultKind::Slow}, {"pause", FaultKind::Pause}});
+      const bool timed = f.kind == FaultKind::Slow || f.kind == FaultKind::Pause;
+      if (timed && !fo.has("duration_s")) jsonin::fail(fo.path_of("duration_s"), "required for slow and pause faults");
+      if (f.kind == FaultKind::Up && fo.has("duration_s")) jsonin::fail(fo.path_of("duration_s"), "not allowed for an up event");
+      f.duration = from_ms(fo.number("duration_s", 1e-6, 1e6, 0) * 1e3);
+      if (f.kind == FaultKind::Slow) f.factor = fo.number("factor", 1e-3, 1e4);
+      else if (fo.has("factor")) jsonin::fail(fo.path_of("factor"), "only slow faults take a factor");
+      s.events.push_back(f);
+    }
+    std::stable_sort(s.events.begin(), s.events.end(), [](const FaultEvent& a, const FaultEvent& b) { return a.at < b.at; });
+  }
+  return s;
+}
+
+}  // namespace lbsim::scenario_detail

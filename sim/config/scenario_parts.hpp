@@ -1,0 +1,32 @@
+// Private to sim/config: the parsers of the scenario's sections (scenario.cpp assembles them).
+// Each takes the section's JSON and its path and throws ConfigError naming the offending field.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "sim/config/scenario.hpp"
+
+namespace lbsim::scenario_detail {
+
+using jsonin::Json;
+
+// A duration distribution in microseconds: a bare number (constant) or
+// {"dist": "constant", "us"} | {"dist": "exponential", "mean_us"} |
+// {"dist": "lognormal", "mean_us", "p99_us"} | {"dist": "empirical", "percentiles": [[p, us], ...]}.
+Dist parse_dist(const Json& j, const std::string& path);
+
+// Keys of "cluster" besides the topology ones.
+const std::vector<std::string>& node_model_keys();
+NodeModelSpec parse_node_model(const Json& cluster, const std::string& path, const Topology& topo,
+                               const std::optional<Sharding>& sharding);
+NetworkSpec parse_network(const Json* j, const std::string& path, const Topology& topo);
+TimeoutSpec parse_timeouts(const Json* j, const std::string& path);
+RetrySpec parse_retry(const Json* j, const std::string& path);
+SpeculativeSpec parse_speculative(const Json* j, const std::string& path);
+FaultSpec parse_faults(const Json* j, const std::string& path, const Topology& topo);
+
+ClientSpec parse_client(const Json* j, const std::string& path, const Topology& topo);
+WorkloadSpec parse_workload(const Json& j, const std::string& path, const std::string& dir);
+std::vector<TraceRecord> parse_trace(const std::string& text, const std::string& file);
+
+}  // namespace lbsim::scenario_detail

@@ -1,0 +1,213 @@
+// Scenario sections of the load: "client", "workload" and trace files.
+#include <algorithm>
+#include <cctype>
+#include <charconv>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include <fmt/format.h>
+
+#include "sim/cluster/routing_key.hpp"
+#include "sim/config/scenario_parts.hpp"
+
+namespace lbsim::scenario_detail {
+
+using jsonin::Object;
+
+ClientSpec parse_client(const Json* j, const std::string& path, const Topology& topo) {
+  ClientSpec s;
+  const Json empty = Json::object();
+  Object o(j ? *j : empty, path,
+           {"dc", "rack", "threads", "rate_ops_s", "arrivals", "think", "max_in_flight", "cores", "driver_cost",
+            "plan_ns", "plan_host_ns", "draw_ns", "contention_ns"});
+  s.dc = o.str("dc", topo.dcs.front());
+  const auto dc = topo.dc_index(s.dc);
+  if (!dc) jsonin::fail(o.path_of("dc"), "unknown datacenter '" + s.dc + "'; valid: " + jsonin::join(topo.dcs));
+  s.dc_index = *dc;
+  if (o.has("rack")) {
+    s.rack = o.str("rack");
+    std::vector<std::string> valid;
+    for (std::size_t r = 0; r < topo.racks.size(); ++r) {
+      if (topo.rack_dc[r] != s.dc_index) continue;
+      valid.push_back(topo.racks[r]);
+      if (topo.racks[r] == s.rack) s.rack_index = static_cast<std::int32_t>(r);
+    }
+    if (s.rack_index < 0)
+      jsonin::fail(o.path_of("rack"), "unknown rack '" + s.rack + "' in datacenter '" + s.dc + "'; valid: " + jsonin::join(valid));
+  }
+  if (o.has("threads") && o.has("rate_ops_s"))
+    jsonin::fail(path, "give either \"threads\" (closed loop) or \"rate_ops_s\" (open loop), not both");
+  if (o.has("rate_ops_s")) {
+    s.mode = LoadMode::Open;
+    s.rate = o.number("rate_ops_s", 1e-3, 1e9);
+    if (o.has("think")) jsonin::fail(o.path_of("think"), "think time applies to closed loop (\"threads\") only");
+  } else {
+    s.threads = static_cast<std::uint32_t>(o.integer("threads", 1, 1000000, s.threads));
+    if (o.has("arrivals")) jsonin::fail(o.path_of("arrivals"), "arrivals apply to open loop (\"rate_ops_s\") only");
+    if (o.has("max_in_flight")) jsonin::fail(o.path_of("max_in_flight"), "applies to open loop (\"rate_ops_s\") only");
+  }
+  s.arrivals = o.choice<Arrivals>("arrivals", {{"poisson", Arrivals::Poisson}, {"constant", Arrivals::Constant}},
+                                  Arrivals::Poisson);
+  if (const Json* t = o.find("think")) s.think = parse_dist(*t, o.path_of("think"));
+  s.max_in_flight = static_cast<std::uint32_t>(o.integer("max_in_flight", 1, 1000000, s.max_in_flight));
+  s.cores = static_cast<std::uint32_t>(o.integer("cores", 0, 4096, s.cores));
+  if (const Json* d = o.find("driver_cost")) s.driver_cost = parse_dist(*d, o.path_of("driver_cost"));
+  s.plan_ns = o.number("plan_ns", 0, 1e9, s.plan_ns);
+  s.plan_host_ns = o.number("plan_host_ns", 0, 1e9, s.plan_host_ns);
+  s.draw_ns = o.number("draw_ns", 0, 1e9, s.draw_ns);
+  s.contention_ns = o.number("contention_ns", 0, 1e9, s.contention_ns);
+  return s;
+}
+
+namespace {
+ConsistencyLevel parse_cl(const Json& j, const std::string& path) {
+  const std::string s = jsonin::as_string(j, path);
+  const auto cl = parse_consistency(s);
+  if (!cl) jsonin::fail(path, "unknown consistency level '" + s + "'; valid: " + std::string(kConsistencyNames));
+  return *cl;
+}
+
+std::string read_text(const std::string& file, const std::string& path) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(file, ec)) jsonin::fail(path, "'" + file + "' is a directory, not a trace file");
+  std::ifstream in(file, std::ios::binary);
+  if (!in) jsonin::fail(path, "cannot open trace file '" + file + "'");
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+}  // namespace
+
+std::vector<TraceRecord> parse_trace(const std::string& text, const std::string& file) {
+  std::vector<TraceRecord> out;
+  if (text.empty()) throw ConfigError(file, "trace file is empty; expected lines time_us,op,key_hex[,cl]");
+  std::size_t line_no = 0, pos = 0;
+  while (pos < text.size()) {
+    std::size_t eol = text.find('\n', pos);
+    if (eol == std::string::npos) eol = text.size();
+    std::string line = text.substr(pos, eol - pos);
+    pos = eol + 1;
+    ++line_no;
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    if (line.empty() || line[0] == '#') continue;
+    if (line_no == 1 && line.rfind("time", 0) == 0) continue;  // header
+    const std::string where = fmt::format("{}:{}", file, line_no);
+    std::vector<std::string> f;
+    std::size_t s = 0;
+    for (;;) {
+      const std::size_t c = line.find(',', s);
+      f.push_back(line.substr(s, c == std::string::npos ? std::string::npos : c - s));
+      if (c == std::string::npos) break;
+      s = c + 1;
+    }
+    if (f.size() < 3 || f.size() > 4)
+      throw ConfigError(where, fmt::format("expected time_us,op,key_hex[,cl], got {} fields", f.size()));
+    TraceRecord r;
+    double us = 0;
+    const auto [p, ec] = std::from_chars(f[0].data(), f[0].data() + f[0].size(), us);
+    if (ec != std::errc() || p != f[0].data() + f[0].size() || !(us >= 0) || us > 1e15)
+      throw ConfigError(where, "time_us must be a number >= 0, got '" + f[0] + "'");
+    r.at = from_us(us);
+    if (!out.empty() && r.at < out.back().at)
+      throw ConfigError(where, fmt::format("times must not decrease ({} us after {} us)", f[0], to_ms(out.back().at) * 1e3));
+    std::string op = f[1];
+    std::transform(op.begin(), op.end(), op.begin(), [](unsigned char ch) { return static_cast<char>(std::tolower(ch)); });
+    if (op == "read") r.op = OpKind::Read;
+    else if (op == "write") r.op = OpKind::Write;
+    else throw ConfigError(where, "unknown op '" + f[1] + "'; valid: read, write");
+    const auto key = parse_hex(f[2]);
+    if (!key || key->empty()) throw ConfigError(where, "key_hex must be non-empty hex (even length), got '" + f[2] + "'");
+    r.token = murmur3_token(*key);
+    if (f.size() == 4 && !f[3].empty()) {
+      const auto cl = parse_consistency(f[3]);
+      if (!cl) throw ConfigError(where, "unknown consistency level '" + f[3] + "'; valid: " + std::string(kConsistencyNames));
+      r.cl = *cl;
+      r.has_cl = true;
+    }
+    out.push_back(r);
+  }
+  if (out.empty()) throw ConfigError(file, "trace has no records");
+  return out;
+}
+
+WorkloadSpec parse_workload(const Json& j, const std::string& path, const std::string& dir) {
+  WorkloadSpec s;
+  Object o(j, path, {"ops", "duration_s", "warmup_ops", "warmup_s", "mix", "consistency", "keys", "unrouted_fraction",
+                     "rows", "trace"});
+  const bool has_trace = o.has("trace");
+  if (o.has("ops") && o.has("duration_s")) jsonin::fail(path, "give either \"ops\" or \"duration_s\", not both");
+  if (!o.has("ops") && !o.has("duration_s") && !has_trace) jsonin::fail(path, "give \"ops\" or \"duration_s\"");
+  if (o.has("duration_s")) {
+    s.duration = from_ms(o.number("duration_s", 1e-3, 1e7) * 1e3);
+    if (o.has("warmup_ops")) jsonin::fail(o.path_of("warmup_ops"), "with \"duration_s\" the warm-up is \"warmup_s\"");
+    s.warmup = from_ms(o.number("warmup_s", 0, 1e7, 0) * 1e3);
+  } else {
+    s.ops = static_cast<std::uint64_t>(o.integer("ops", 1, 100'000'000'000, 0));
+    if (o.has("warmup_s")) jsonin::fail(o.path_of("warmup_s"), "with \"ops\" the warm-up is \"warmup_ops\"");
+    s.warmup_ops = static_cast<std::uint64_t>(o.integer("warmup_ops", 0, 100'000'000'000, 0));
+  }
+  if (const Json* m = o.find("mix")) {
+    Object mo(*m, o.path_of("mix"), {"read", "write"});
+    const double r = mo.number("read", 0, 1e9, 0), w = mo.number("write", 0, 1e9, 0);
+    if (r + w <= 0) jsonin::fail(o.path_of("mix"), "the read and write weights must not both be 0");
+    s.read_fraction = r / (r + w);
+  }
+  if (const Json* c = o.find("consistency")) {
+    Object co(*c, o.path_of("consistency"), {"read", "write"});
+    if (const Json* v = co.find("read")) s.read_cl = parse_cl(*v, co.path_of("read"));
+    if (const Json* v = co.find("write")) s.write_cl = parse_cl(*v, co.path_of("write"));
+  }
+  if (const Json* k = o.find("keys")) {
+    Object ko(*k, o.path_of("keys"), {"count", "distribution", "stdvrng", "s", "mean_fraction", "hot_keys", "hot_ops"});
+    s.keys.count = static_cast<std::uint64_t>(ko.integer("count", 1, 1'000'000'000'000'000, static_cast<std::int64_t>(s.keys.count)));
+    s.keys.kind = ko.choice<KeyDistKind>("distribution",
+                                         {{"uniform", KeyDistKind::Uniform}, {"gaussian", KeyDistKind::Gaussian},
+                                          {"zipf", KeyDistKind::Zipf}, {"exponential", KeyDistKind::Exponential},
+                                          {"sequential", KeyDistKind::Sequential}, {"hotspot", KeyDistKind::Hotspot}},
+                                         KeyDistKind::Uniform);
+    auto only = [&](const char* key, KeyDistKind kind) {
+      if (ko.has(key) && s.keys.kind != kind)
+        jsonin::fail(ko.path_of(key), "applies only to the distribution that uses it");
+    };
+    only("stdvrng", KeyDistKind::Gaussian);
+    only("s", KeyDistKind::Zipf);
+    only("mean_fraction", KeyDistKind::Exponential);
+    only("hot_keys", KeyDistKind::Hotspot);
+    only("hot_ops", KeyDistKind::Hotspot);
+    s.keys.stdvrng = ko.number("stdvrng", 0.1, 1000, s.keys.stdvrng);
+    s.keys.zipf_s = ko.number("s", 0.01, 100, s.keys.zipf_s);
+    s.keys.mean_fraction = ko.number("mean_fraction", 1e-9, 1e3, s.keys.mean_fraction);
+    s.keys.hot_keys = ko.number("hot_keys", 1e-12, 1, s.keys.hot_keys);
+    s.keys.hot_ops = ko.number("hot_ops", 0, 1, s.keys.hot_ops);
+  }
+  s.unrouted_fraction = o.number("unrouted_fraction", 0, 1, 0);
+  if (const Json* r = o.find("rows")) {
+    Object ro(*r, o.path_of("rows"), {"per_partition", "fat_fraction", "fat_rows"});
+    s.rows = static_cast<std::uint32_t>(ro.integer("per_partition", 1, 1'000'000, 1));
+    s.fat_fraction = ro.number("fat_fraction", 0, 1, 0);
+    s.fat_rows = static_cast<std::uint32_t>(ro.integer("fat_rows", 1, 1'000'000, s.fat_rows));
+  }
+  if (const Json* t = o.find("trace")) {
+    Object to(*t, o.path_of("trace"), {"file", "mode"});
+    s.trace_file = to.str("file");
+    s.trace_open_loop = to.choice<bool>("mode", {{"open", true}, {"closed", false}}, true);
+    if (o.has("mix") || o.has("keys"))
+      jsonin::fail(o.path_of("trace"), "a trace gives the operations and keys: remove \"mix\" and \"keys\"");
+    const std::string file = (std::filesystem::path(dir) / s.trace_file).string();
+    auto recs = parse_trace(read_text(file, to.path_of("file")), file);
+    s.trace = std::make_shared<const std::vector<TraceRecord>>(std::move(recs));
+    if (s.duration > 0) jsonin::fail(o.path_of("duration_s"), "a trace replay runs by operations: use \"ops\" or nothing");
+    if (s.ops > 0 && s.total_ops() > s.trace->size())
+      jsonin::fail(o.path_of("ops"), fmt::format("ops + warmup_ops = {} exceeds the trace's {} records", s.total_ops(),
+                                                 s.trace->size()));
+    if (s.ops == 0) {
+      if (s.warmup_ops >= s.trace->size())
+        jsonin::fail(o.path_of("warmup_ops"), fmt::format("must be below the trace's {} records", s.trace->size()));
+      s.ops = s.trace->size() - s.warmup_ops;
+    }
+  }
+  return s;
+}
+
+}  // namespace lbsim::scenario_detail

@@ -1,0 +1,80 @@
+// Parameters of the cluster model: nodes (shards, queueing discipline, service times, speed),
+// network latencies, timeouts, the retry and speculative-execution policies and scheduled faults.
+// Plain data built and validated by the scenario parser; documented in configs/README.md.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "sim/cluster/topology.hpp"
+#include "sim/core/time.hpp"
+#include "sim/workload/distribution.hpp"
+
+namespace lbsim {
+
+// per_shard (ScyllaDB): one FIFO queue per shard, a request goes to the shard owning its token.
+// shared (Cassandra): one FIFO queue per node served by `shards` threads.
+enum class Discipline : std::uint8_t { PerShard, Shared };
+
+struct NodeModelSpec {
+  std::uint32_t shards = 4;
+  Discipline discipline = Discipline::PerShard;
+  std::uint32_t msb_ignore = 12;  // shard-of-token parameter (cluster.sharding.msb_ignore)
+  Dist coordinator = Dist::constant(20000);      // coordinator work per request
+  Dist read = Dist::lognormal(200000, 1000000);  // replica read
+  Dist write = Dist::lognormal(100000, 500000);  // replica write
+  double row_cost = 0.1;  // replica time x (1 + row_cost x (rows - 1))
+  std::vector<double> speed;  // per node (NodeId order), 1 = nominal; service time / speed
+};
+
+struct NetworkSpec {
+  Dist same_rack = Dist::constant(50000);  // one-way
+  Dist same_dc = Dist::constant(100000);
+  Dist cross_dc = Dist::constant(20000000);
+  struct Pair {
+    std::uint32_t from = 0, to = 0;  // DC indexes; a pair applies in both directions
+    Dist latency;
+  };
+  std::vector<Pair> dc_pairs;
+};
+
+struct TimeoutSpec {
+  SimTime read = 5 * kSec;     // coordinator read_request_timeout_in_ms
+  SimTime write = 2 * kSec;    // coordinator write_request_timeout_in_ms
+  SimTime client = 12 * kSec;  // driver SocketOptions.readTimeoutMillis (per attempt)
+};
+
+// Java driver 3.x DefaultRetryPolicy: Unavailable -> next host once; client timeout or
+// connection error -> next host (idempotent statements), here at most `error_retries` times;
+// server read/write timeouts are not retried.
+struct RetrySpec {
+  bool enabled = true;  // "policy": "default" | "never"
+  std::uint32_t unavailable_retries = 1;
+  std::uint32_t error_retries = 2;
+};
+
+// Java driver ConstantSpeculativeExecutionPolicy(delay, max): after `delay` without an answer
+// another execution goes to the next host of the plan, at most `max_speculative` extra ones.
+struct SpeculativeSpec {
+  bool enabled = false;
+  SimTime delay = 50 * kMs;
+  std::uint32_t max_speculative = 1;
+};
+
+enum class FaultKind : std::uint8_t { Down, Up, Slow, Pause };
+
+struct FaultEvent {
+  SimTime at = 0;
+  NodeId node = 0;
+  FaultKind kind = FaultKind::Down;
+  SimTime duration = 0;  // down: 0 = stays down; slow, pause: required
+  double factor = 1.0;   // slow: service time multiplier
+};
+
+struct FaultSpec {
+  SimTime driver_detection = kSec;  // until the driver marks a node down/up (policy on_down/on_up)
+  SimTime server_detection = kSec;  // until coordinators (gossip) see it
+  std::vector<FaultEvent> events;   // sorted by time
+};
+
+}  // namespace lbsim

@@ -1,0 +1,169 @@
+// The driver side of a run: sending attempts (client CPU, plan, network), answers, client
+// timeouts, the retry policy and speculative executions.
+#include "sim/cluster/shard.hpp"
+#include "sim/engine/sim_impl.hpp"
+
+namespace lbsim {
+
+using policy::ResponseKind;
+
+bool Simulation::Impl::send_attempt(std::uint32_t id, bool first) {
+  Op& op = ops_[id];
+  OpExtra& x = *op_extra_[id];
+  const policy::HostId host = op.plan->next();
+  ++op.hosts_taken;
+  if (host == policy::kNoHost) return false;
+
+  // Client CPU: driver cost once per operation, plan cost, the plan's new random draws.
+  const ClientSpec& cs = sc_.client;
+  double work = cs.plan_host_ns;
+  if (first) work += cs.plan_ns + cs.driver_cost.sample_ns(cost_rng_);
+  const std::uint32_t shared = x.rnd.shared_draws - op.shared_charged;
+  const std::uint32_t tl = x.rnd.thread_local_draws - op.tl_charged;
+  op.shared_charged = x.rnd.shared_draws;
+  op.tl_charged = x.rnd.thread_local_draws;
+  shared_draws_ += shared;
+  tl_draws_ += tl;
+  const SimTime sent = cpu_.run(now_, static_cast<SimTime>(work + 0.5), shared, tl);
+
+  const std::uint32_t a = attempts_.alloc();
+  Attempt& at = attempts_[a];
+  at.op = id;
+  at.op_gen = op.gen;
+  at.host = host;
+  at.sent = sent;
+  at.alive = true;
+  ++op.alive;
+  ++op.executions;
+  view_.add_in_flight(host, 1);
+  policy_->on_request_sent(host, now_);
+  timers_[kClientTimeout].push(sent + sc_.timeouts.client, a, at.gen);
+  arm(kClientTimeout);
+
+  const std::uint32_t cr = crs_.alloc();
+  CoordReq& c = crs_[cr];
+  c.attempt = a;
+  c.attempt_gen = at.gen;
+  c.node = host;
+  c.range = op.range;
+  c.token = op.token;
+  c.rows = op.rows;
+  c.kind = op.kind;
+  c.cl = op.cl;
+  c.shard = op.routed ? shard_of_token(op.token) : static_cast<std::uint32_t>(shard_rng_.below(sc_.nodes.shards));
+  c.pending = 1;
+  q_.push(sent + net_client(host), kAttemptArrive, cr);
+
+  if (sc_.speculative.enabled && op.executions <= sc_.speculative.max_speculative) {
+    timers_[kSpeculative].push(sent + sc_.speculative.delay, id, op.gen);
+    arm(kSpeculative);
+  }
+  return true;
+}
+
+std::uint32_t Simulation::Impl::shard_of_token(Token t) const {
+  if (sc_.nodes.discipline == Discipline::Shared || sc_.nodes.shards <= 1) return 0;
+  return shard_of(t, Sharding{sc_.nodes.shards, sc_.nodes.msb_ignore});
+}
+
+bool Simulation::Impl::timer_live(std::uint32_t which, const DeadlineFifo::Entry& e) const {
+  switch (which) {
+    case kClientTimeout: return attempts_[e.id].gen == e.gen && attempts_[e.id].alive;
+    case kSpeculative: return ops_[e.id].gen == e.gen && !ops_[e.id].done;
+    default: return crs_[e.id].gen == e.gen && !crs_[e.id].done;
+  }
+}
+
+void Simulation::Impl::arm(std::uint32_t which) {
+  DeadlineFifo& f = timers_[which];
+  // Entries whose request already ended are dropped from the front at once, so the FIFO holds
+  // about the requests in flight rather than everything sent within one timeout.
+  while (!f.empty() && !timer_live(which, f.front())) f.pop();
+  if (!f.armed && !f.empty()) {
+    q_.push(f.front().at, kTimer, which);
+    f.armed = true;
+  }
+}
+
+void Simulation::Impl::end_attempt(std::uint32_t a, ResponseKind kind) {
+  Attempt& at = attempts_[a];
+  at.alive = false;
+  view_.add_in_flight(at.host, -1);
+  policy_->on_response(at.host, now_, now_ - at.sent, kind);
+  --ops_[at.op].alive;
+  attempts_.release(a);
+}
+
+void Simulation::Impl::after_failure(std::uint32_t id, ErrorKind error, bool retryable, bool unavailable) {
+  Op& op = ops_[id];
+  const RetrySpec& r = sc_.retry;
+  bool retry = false;
+  if (r.enabled && unavailable && op.unavailable_retries < r.unavailable_retries) {
+    ++op.unavailable_retries;
+    retry = true;
+  } else if (r.enabled && retryable && op.error_retries < r.error_retries) {
+    ++op.error_retries;
+    retry = true;
+  }
+  if (!retry) {
+    finish_op(id, false, error);
+    return;
+  }
+  ++retries_;
+  if (!send_attempt(id, false)) finish_op(id, false, ErrorKind::NoHostAvailable);
+}
+
+void Simulation::Impl::on_client_response(std::uint32_t cr) {
+  CoordReq& c = crs_[cr];
+  --c.pending;
+  const std::uint32_t a = c.attempt;
+  const bool success = c.success;
+  const ErrorKind error = c.error;
+  const bool current = attempts_[a].gen == c.attempt_gen && attempts_[a].alive;
+  release_cr_if_idle(cr);
+  if (!current) return;  // the attempt already timed out on the client
+  const std::uint32_t id = attempts_[a].op;
+  end_attempt(a, success ? ResponseKind::Success
+                         : (error == ErrorKind::Unavailable ? ResponseKind::Unavailable : ResponseKind::Timeout));
+  Op& op = ops_[id];
+  if (op.done) {
+    maybe_free_op(id);
+    return;
+  }
+  if (success) {
+    finish_op(id, true, ErrorKind::Unavailable);
+    return;
+  }
+  if (op.alive > 0) return;  // another execution may still succeed
+  if (error == ErrorKind::Unavailable) after_failure(id, error, false, true);
+  else finish_op(id, false, error);  // server read/write timeouts are not retried
+}
+
+void Simulation::Impl::on_timer(std::uint32_t which) {
+  DeadlineFifo& f = timers_[which];
+  f.armed = false;
+  while (!f.empty() && f.front().at <= now_) {
+    const DeadlineFifo::Entry e = f.front();
+    f.pop();
+    if (which == kClientTimeout) {
+      Attempt& at = attempts_[e.id];
+      if (at.gen != e.gen || !at.alive) continue;
+      const std::uint32_t id = at.op;
+      end_attempt(e.id, ResponseKind::Timeout);
+      Op& op = ops_[id];
+      if (op.done) maybe_free_op(id);
+      else if (op.alive == 0) after_failure(id, ErrorKind::ClientTimeout, true, false);
+    } else if (which == kSpeculative) {
+      Op& op = ops_[e.id];
+      if (op.gen != e.gen || op.done || op.executions > sc_.speculative.max_speculative) continue;
+      if (send_attempt(e.id, false)) ++speculative_;
+    } else {
+      CoordReq& c = crs_[e.id];
+      if (c.gen != e.gen || c.done) continue;
+      respond(e.id, false, which == kReadTimeout ? ErrorKind::ReadTimeout : ErrorKind::WriteTimeout);
+    }
+  }
+  arm(which);
+}
+
+}  // namespace lbsim

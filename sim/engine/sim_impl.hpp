@@ -1,0 +1,188 @@
+// Private to sim/engine: the state of one Simulation and its event handlers, split over
+// simulation.cpp (loop, operations, results), sim_client.cpp (driver side) and sim_server.cpp
+// (coordinator, replicas, faults).
+//
+// Payload lifetimes (every event's id indexes a slab):
+// - Op: one client operation; freed when done and no attempt of it is alive.
+// - Attempt: one execution sent to one coordinator; alive until its answer or its client
+//   timeout; timers reference it by (slot, gen).
+// - CoordReq: the coordinator's side of an attempt, created at send time; events kAttemptArrive,
+//   kCoordDone and kClientResponse carry its slot. Freed when done, with no event pending and no
+//   replica job outstanding.
+// - Job: replica work for a CoordReq; kReplicaArrive (remote only) then kReplicaDone.
+#pragma once
+#include <array>
+#include <chrono>
+#include <memory>
+#include <vector>
+
+#include "sim/engine/simulation.hpp"
+
+namespace lbsim {
+
+struct Simulation::Impl {
+  enum Ev : std::uint32_t {
+    kOpStart, kAttemptArrive, kCoordDone, kReplicaArrive, kReplicaDone, kClientResponse, kTimer, kFault, kDetect, kWindow
+  };
+  enum TimerId : std::uint32_t { kClientTimeout, kReadTimeout, kWriteTimeout, kSpeculative, kTimers };
+  static constexpr std::uint32_t kNoThread = 0xffffffffu;
+  static constexpr std::uint32_t kOpenLoop = 0xfffffeu;  // kOpStart id of the arrival process
+  static constexpr std::size_t kMaxDcs = 8;
+
+  struct OpExtra {
+    explicit OpExtra(Rng& r) : rnd(r) {}
+    policy::PlanArena arena;
+    policy::PlanRandom rnd;
+  };
+  struct Op {
+    std::uint32_t gen = 0;
+    SimTime start = 0;
+    Token token = 0;
+    std::uint32_t range = 0;
+    std::uint32_t thread = kNoThread;
+    std::uint32_t rows = 1;
+    OpKind kind = OpKind::Read;
+    ConsistencyLevel cl = ConsistencyLevel::LocalOne;
+    bool routed = true;
+    bool done = false;
+    std::uint8_t alive = 0;       // attempts alive
+    std::uint8_t executions = 0;  // attempts started
+    std::uint8_t unavailable_retries = 0;
+    std::uint8_t error_retries = 0;
+    policy::Plan* plan = nullptr;
+    std::uint32_t hosts_taken = 0;
+    std::uint32_t shared_charged = 0, tl_charged = 0;
+  };
+  struct Attempt {
+    std::uint32_t gen = 0;
+    std::uint32_t op = 0, op_gen = 0;
+    NodeId host = 0;
+    SimTime sent = 0;
+    bool alive = false;
+  };
+  struct CoordReq {
+    std::uint32_t gen = 0;
+    std::uint32_t attempt = 0, attempt_gen = 0;
+    NodeId node = 0;
+    std::uint32_t epoch = 0;
+    std::uint32_t range = 0;
+    std::uint32_t shard = 0;
+    std::uint32_t rows = 1;
+    Token token = 0;
+    OpKind kind = OpKind::Read;
+    ConsistencyLevel cl = ConsistencyLevel::LocalOne;
+    std::uint8_t pending = 0;      // events carrying this slot
+    std::uint8_t outstanding = 0;  // replica jobs not yet accounted
+    std::uint8_t need = 0, got = 0;
+    bool done = false;      // answered or abandoned
+    bool local_only = false;
+    bool each = false;
+    bool success = false;   // the answer being delivered
+    ErrorKind error = ErrorKind::Unavailable;
+    std::array<std::uint8_t, kMaxDcs> dc_need{}, dc_got{};
+  };
+  struct Job {
+    std::uint32_t gen = 0;
+    std::uint32_t cr = 0;
+    NodeId node = 0;
+    std::uint32_t epoch = 0;
+    SimTime end = 0;
+  };
+  struct Detection {
+    SimTime at;
+    NodeId node;
+    bool up;
+    bool driver;  // false: server (gossip) view
+  };
+
+  Impl(const Scenario& sc, const PolicyEntry& entry, std::unique_ptr<policy::Policy> pol, std::uint64_t seed);
+
+  // simulation.cpp
+  RunResult run(const RunOptions& options);
+  void dispatch(const EventQueue::Event& e);
+  void start_op(std::uint32_t thread);
+  void finish_op(std::uint32_t op, bool success, ErrorKind error);
+  void maybe_free_op(std::uint32_t op);
+  void open_window();
+  void close_window();
+  bool may_issue() const;
+  void schedule_next_arrival();
+  RunResult collect();
+
+  // sim_client.cpp
+  bool send_attempt(std::uint32_t op, bool first);  // false: the plan is exhausted
+  void on_client_response(std::uint32_t cr);
+  void on_timer(std::uint32_t which);
+  void end_attempt(std::uint32_t a, policy::ResponseKind kind);
+  void after_failure(std::uint32_t op, ErrorKind error, bool retryable, bool unavailable);
+  void arm(std::uint32_t which);
+  bool timer_live(std::uint32_t which, const DeadlineFifo::Entry& e) const;
+
+  // sim_server.cpp
+  void on_attempt_arrive(std::uint32_t cr);
+  void on_coord_done(std::uint32_t cr);
+  void on_replica_arrive(std::uint32_t job);
+  void on_replica_done(std::uint32_t job);
+  void respond(std::uint32_t cr, bool success, ErrorKind error);
+  void release_cr_if_idle(std::uint32_t cr);
+  void enqueue_replica(std::uint32_t cr, NodeId replica, SimTime now);
+  void on_fault(std::uint32_t idx);
+  void on_detect(std::uint32_t idx);
+  SimTime net(NodeId a, NodeId b) { return a == b ? 0 : lat_[lat_index_[a * n_ + b]].sample(net_rng_); }
+  SimTime net_client(NodeId n) { return lat_[client_lat_[n]].sample(net_rng_); }
+  std::uint32_t shard_of_token(Token t) const;
+
+  const Scenario& sc_;
+  const TokenRing& ring_;
+  const Topology& topo_;
+  PolicyEntry entry_;
+  std::unique_ptr<policy::Policy> policy_;
+  std::uint64_t seed_;
+  std::size_t n_;
+
+  Rng root_, workload_rng_, arrival_rng_, think_rng_, service_rng_, net_rng_, shard_rng_, policy_rng_,
+      plan_rng_, cost_rng_;
+  OpGenerator gen_;
+  policy::ClusterView view_;
+  NodeModel nodes_;
+  ClientCpu cpu_;
+  EventQueue q_;
+  SimTime now_ = 0;
+
+  Slab<Op> ops_;
+  std::vector<std::unique_ptr<OpExtra>> op_extra_;
+  Slab<Attempt> attempts_;
+  Slab<CoordReq> crs_;
+  Slab<Job> jobs_;
+  std::array<DeadlineFifo, kTimers> timers_;
+
+  std::vector<Dist> lat_;                 // 0: zero, then locality classes and DC pairs
+  std::vector<std::uint8_t> lat_index_;   // n x n
+  std::vector<std::uint8_t> client_lat_;  // per node
+  std::vector<std::uint8_t> server_up_;   // coordinators' (gossip) view
+  std::vector<std::uint32_t> total_quorum_dc_;  // per DC: rf/2+1 (0 when rf = 0)
+  std::vector<std::uint32_t> rf_dc_;
+  std::uint32_t total_rf_ = 0;
+  std::vector<Detection> detections_;
+  std::vector<FaultEvent> faults_;         // down/up actions in time order
+
+  // Progress of the workload.
+  std::uint64_t issued_ = 0, finished_ = 0, completed_ = 0, failed_ = 0, in_flight_ = 0;
+  std::uint64_t target_ = 0;  // total operations (ops mode), 0 in duration mode
+  std::uint64_t warmup_done_ = 0;
+  bool window_open_ = false, window_closed_ = false, stop_issuing_ = false, finished_all_ = false;
+  SimTime window_start_ = 0, window_end_ = 0;
+  bool trace_exhausted_ = false;
+  OpDraw next_trace_{};
+  bool have_next_trace_ = false;
+
+  // Snapshots at window start and end.
+  std::vector<NodeCounters> snap_start_, snap_end_;
+  SimTime cpu_busy_start_ = 0, cpu_busy_end_ = 0, rng_start_ = 0, rng_end_ = 0;
+  std::uint64_t shared_draws_ = 0, tl_draws_ = 0, retries_ = 0, speculative_ = 0;
+  std::uint64_t shared_draws_start_ = 0, tl_draws_start_ = 0;
+
+  RunResult result_;
+};
+
+}  // namespace lbsim

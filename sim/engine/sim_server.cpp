@@ -1,0 +1,237 @@
+// The server side of a run: coordinators (CL arithmetic, Unavailable, closest-first reads,
+// timeouts), replica work, and scheduled faults with their detection by driver and gossip.
+#include "sim/engine/sim_impl.hpp"
+
+namespace lbsim {
+
+void Simulation::Impl::release_cr_if_idle(std::uint32_t cr) {
+  const CoordReq& c = crs_[cr];
+  if (c.done && c.pending == 0 && c.outstanding == 0) crs_.release(cr);
+}
+
+void Simulation::Impl::respond(std::uint32_t cr, bool success, ErrorKind error) {
+  CoordReq& c = crs_[cr];
+  c.done = true;
+  if (!nodes_.up(c.node) || nodes_.went_down(c.node, c.epoch, now_ + 1)) {
+    release_cr_if_idle(cr);
+    return;
+  }
+  c.success = success;
+  c.error = error;
+  ++c.pending;
+  q_.push(now_ + net_client(c.node), kClientResponse, cr);
+}
+
+void Simulation::Impl::on_attempt_arrive(std::uint32_t cr) {
+  CoordReq& c = crs_[cr];
+  --c.pending;
+  const NodeId node = c.node;
+  if (!nodes_.up(node)) {  // lost: the client times out
+    c.done = true;
+    release_cr_if_idle(cr);
+    return;
+  }
+  if (const SimTime until = nodes_.paused_until(node, now_); until > now_) {
+    ++c.pending;
+    q_.push(until, kAttemptArrive, cr);
+    return;
+  }
+  ++nodes_.counters(node).coordinator_ops;
+  c.epoch = nodes_.epoch(node);
+  ++c.pending;
+  if (sc_.nodes.coordinator.is_zero()) {
+    on_coord_done(cr);
+    return;
+  }
+  const SimTime end = nodes_.enqueue(node, c.shard, now_, sc_.nodes.coordinator.sample_ns(service_rng_));
+  q_.push(end, kCoordDone, cr);
+}
+
+void Simulation::Impl::on_coord_done(std::uint32_t cr) {
+  CoordReq& c = crs_[cr];
+  --c.pending;
+  const NodeId node = c.node;
+  if (!nodes_.up(node) || nodes_.went_down(node, c.epoch, now_ + 1)) {
+    c.done = true;
+    release_cr_if_idle(cr);
+    return;
+  }
+  const auto replicas = ring_.replicas_at(c.range, ReplicaOrder::Server);
+  const std::uint32_t local = topo_.node_dc[node];
+  const std::size_t dcs = topo_.dcs.size();
+  std::uint32_t need = 1;
+  switch (c.cl) {
+    case ConsistencyLevel::Any:
+    case ConsistencyLevel::One: need = 1; break;
+    case ConsistencyLevel::Two: need = 2; break;
+    case ConsistencyLevel::Three: need = 3; break;
+    case ConsistencyLevel::Quorum:
+    case ConsistencyLevel::Serial: need = total_rf_ / 2 + 1; break;
+    case ConsistencyLevel::All: need = total_rf_; break;
+    case ConsistencyLevel::LocalOne: need = 1; c.local_only = true; break;
+    case ConsistencyLevel::LocalQuorum:
+    case ConsistencyLevel::LocalSerial: need = rf_dc_[local] / 2 + 1; c.local_only = true; break;
+    case ConsistencyLevel::EachQuorum:
+      c.each = true;
+      for (std::size_t d = 0; d < dcs && d < kMaxDcs; ++d)
+        c.dc_need[d] = static_cast<std::uint8_t>(rf_dc_[d] > 0 ? rf_dc_[d] / 2 + 1 : 0);
+      break;
+  }
+  c.need = static_cast<std::uint8_t>(need);
+
+  // Availability in the coordinator's (gossip) view.
+  std::array<std::uint32_t, kMaxDcs> live_dc{};
+  std::uint32_t live = 0;
+  for (NodeId r : replicas) {
+    if (!server_up_[r]) continue;
+    ++live;
+    const std::uint32_t d = topo_.node_dc[r];
+    if (d < kMaxDcs) ++live_dc[d];
+  }
+  bool ok = true;
+  if (c.each) {
+    for (std::size_t d = 0; d < dcs && d < kMaxDcs; ++d) ok = ok && live_dc[d] >= c.dc_need[d];
+  } else if (c.local_only) {
+    ok = local < kMaxDcs && live_dc[local] >= need;
+  } else {
+    ok = live >= need;
+  }
+  if (!ok) {
+    respond(cr, false, ErrorKind::Unavailable);
+    return;
+  }
+
+  // Targets: writes go to every live replica; reads to as many as the CL needs, closest first.
+  std::array<NodeId, 64> targets{};
+  std::size_t nt = 0;
+  if (c.kind == OpKind::Write) {
+    for (NodeId r : replicas)
+      if (server_up_[r] && nt < targets.size()) targets[nt++] = r;
+  } else {
+    std::array<std::uint32_t, kMaxDcs> taken{};
+    std::uint32_t total = 0;
+    const std::uint32_t rack = topo_.node_rack[node];
+    for (int tier = 0; tier < 4; ++tier) {
+      for (NodeId r : replicas) {
+        if (!server_up_[r] || nt >= targets.size()) continue;
+        const std::uint32_t d = topo_.node_dc[r];
+        const int t = r == node ? 0 : topo_.node_rack[r] == rack ? 1 : d == local ? 2 : 3;
+        if (t != tier) continue;
+        if (c.each) {
+          if (d >= kMaxDcs || taken[d] >= c.dc_need[d]) continue;
+        } else if (c.local_only) {
+          if (d != local || total >= need) continue;
+        } else if (total >= need) {
+          continue;
+        }
+        ++total;
+        if (d < kMaxDcs) ++taken[d];
+        targets[nt++] = r;
+      }
+    }
+  }
+  for (std::size_t i = 0; i < nt; ++i) {
+    const NodeId r = targets[i];
+    const std::uint32_t job = jobs_.alloc();
+    jobs_[job].cr = cr;
+    jobs_[job].node = r;
+    ++crs_[cr].outstanding;
+    if (r == node) enqueue_replica(job, r, now_);
+    else q_.push(now_ + net(node, r), kReplicaArrive, job);
+  }
+  CoordReq& c2 = crs_[cr];
+  const bool read = c2.kind == OpKind::Read;
+  timers_[read ? kReadTimeout : kWriteTimeout].push(now_ + (read ? sc_.timeouts.read : sc_.timeouts.write), cr, c2.gen);
+  arm(read ? kReadTimeout : kWriteTimeout);
+}
+
+void Simulation::Impl::enqueue_replica(std::uint32_t job, NodeId r, SimTime now) {
+  Job& j = jobs_[job];
+  CoordReq& c = crs_[j.cr];
+  const bool read = c.kind == OpKind::Read;
+  double service = (read ? sc_.nodes.read : sc_.nodes.write).sample_ns(service_rng_);
+  if (c.rows > 1) service *= 1.0 + sc_.nodes.row_cost * static_cast<double>(c.rows - 1);
+  j.epoch = nodes_.epoch(r);
+  j.end = nodes_.enqueue(r, shard_of_token(c.token), now, service);
+  NodeCounters& k = nodes_.counters(r);
+  ++(read ? k.replica_reads : k.replica_writes);
+  if (r == c.node) {
+    q_.push(j.end, kReplicaDone, job);
+  } else if (c.done) {
+    // The answer is no longer needed: the replica still does the work, no response event.
+    --c.outstanding;
+    const std::uint32_t cr = j.cr;
+    jobs_.release(job);
+    release_cr_if_idle(cr);
+  } else {
+    q_.push(j.end + net(r, c.node), kReplicaDone, job);
+  }
+}
+
+void Simulation::Impl::on_replica_arrive(std::uint32_t job) {
+  const NodeId r = jobs_[job].node;
+  if (!nodes_.up(r)) {
+    const std::uint32_t cr = jobs_[job].cr;
+    --crs_[cr].outstanding;
+    jobs_.release(job);
+    release_cr_if_idle(cr);
+    return;
+  }
+  if (const SimTime until = nodes_.paused_until(r, now_); until > now_) {
+    q_.push(until, kReplicaArrive, job);
+    return;
+  }
+  enqueue_replica(job, r, now_);
+}
+
+void Simulation::Impl::on_replica_done(std::uint32_t job) {
+  const Job j = jobs_[job];
+  CoordReq& c = crs_[j.cr];
+  if (j.node != c.node && nodes_.up(c.node)) {
+    if (const SimTime until = nodes_.paused_until(c.node, now_); until > now_) {
+      q_.push(until, kReplicaDone, job);
+      return;
+    }
+  }
+  jobs_.release(job);
+  --c.outstanding;
+  const bool lost = nodes_.went_down(j.node, j.epoch, j.end) || !nodes_.up(c.node) ||
+                    nodes_.went_down(c.node, c.epoch, now_ + 1);
+  if (!lost && !c.done) {
+    const std::uint32_t d = topo_.node_dc[j.node];
+    bool met = false;
+    if (c.each) {
+      if (d < kMaxDcs) ++c.dc_got[d];
+      met = true;
+      for (std::size_t k = 0; k < topo_.dcs.size() && k < kMaxDcs; ++k) met = met && c.dc_got[k] >= c.dc_need[k];
+    } else {
+      if (!c.local_only || d == topo_.node_dc[c.node]) ++c.got;
+      met = c.got >= c.need;
+    }
+    if (met) {
+      respond(j.cr, true, ErrorKind::Unavailable);
+      return;
+    }
+  }
+  release_cr_if_idle(j.cr);
+}
+
+void Simulation::Impl::on_fault(std::uint32_t idx) {
+  const FaultEvent& f = faults_[idx];
+  if (f.kind == FaultKind::Down) nodes_.set_down(f.node, now_);
+  else nodes_.set_up(f.node, now_);
+}
+
+void Simulation::Impl::on_detect(std::uint32_t idx) {
+  const Detection& d = detections_[idx];
+  if (!d.driver) {
+    server_up_[d.node] = d.up ? 1 : 0;
+    return;
+  }
+  if (view_.is_up(d.node) == d.up) return;
+  view_.set_up(d.node, d.up);
+  if (d.up) policy_->on_up(d.node);
+  else policy_->on_down(d.node);
+}
+
+}  // namespace lbsim

@@ -1,0 +1,365 @@
+#include "sim/engine/simulation.hpp"
+
+#include <algorithm>
+#include <chrono>
+
+#include <sys/resource.h>
+
+#include "policies/registry.hpp"
+#include "sim/engine/sim_impl.hpp"
+
+namespace lbsim {
+
+namespace {
+double peak_rss_mb() {
+  rusage u{};
+  getrusage(RUSAGE_SELF, &u);
+  return static_cast<double>(u.ru_maxrss) / 1024.0;  // Linux: KiB
+}
+}  // namespace
+
+Simulation::Impl::Impl(const Scenario& sc, const PolicyEntry& entry, std::unique_ptr<policy::Policy> pol,
+                       std::uint64_t seed)
+    : sc_(sc), ring_(*sc.ring), topo_(sc.ring->topology()), entry_(entry), policy_(std::move(pol)), seed_(seed),
+      n_(topo_.size()), root_(seed), workload_rng_(root_.fork("workload")), arrival_rng_(root_.fork("arrivals")),
+      think_rng_(root_.fork("think")), service_rng_(root_.fork("service")), net_rng_(root_.fork("network")),
+      shard_rng_(root_.fork("shard")), policy_rng_(root_.fork("policy")), plan_rng_(root_.fork("plan")),
+      cost_rng_(root_.fork("driver_cost")), gen_(sc.workload, workload_rng_), view_(topo_),
+      nodes_(sc.nodes, topo_.size(), sc.faults), cpu_(sc.client), server_up_(topo_.size(), 1),
+      result_() {
+  // Network latency classes: 0 same node, 1 same rack, 2 same DC, 3 cross DC, 4.. DC pairs.
+  const NetworkSpec& net = sc.network;
+  lat_ = {Dist::constant(0), net.same_rack, net.same_dc, net.cross_dc};
+  auto dc_class = [&](std::uint32_t a, std::uint32_t b) -> std::uint8_t {
+    for (std::size_t k = 0; k < net.dc_pairs.size(); ++k) {
+      const auto& p = net.dc_pairs[k];
+      if ((p.from == a && p.to == b) || (p.from == b && p.to == a)) return static_cast<std::uint8_t>(4 + k);
+    }
+    return a == b ? 2 : 3;
+  };
+  for (const auto& p : net.dc_pairs) lat_.push_back(p.latency);
+  lat_index_.assign(n_ * n_, 0);
+  client_lat_.assign(n_, 0);
+  for (NodeId a = 0; a < n_; ++a) {
+    for (NodeId b = 0; b < n_; ++b) {
+      if (a == b) continue;
+      lat_index_[a * n_ + b] = topo_.node_rack[a] == topo_.node_rack[b] ? 1 : dc_class(topo_.node_dc[a], topo_.node_dc[b]);
+    }
+    const auto& c = sc.client;
+    client_lat_[a] = (c.rack_index >= 0 && static_cast<std::uint32_t>(c.rack_index) == topo_.node_rack[a])
+                         ? 1
+                         : dc_class(c.dc_index, topo_.node_dc[a]);
+  }
+
+  // Replication factors per DC as the coordinator's CL arithmetic uses them.
+  const Replication& repl = ring_.replication();
+  rf_dc_.assign(topo_.dcs.size(), 0);
+  if (repl.kind == StrategyKind::Simple) {
+    total_rf_ = static_cast<std::uint32_t>(repl.simple_rf);
+    std::fill(rf_dc_.begin(), rf_dc_.end(), total_rf_);
+  } else {
+    for (const auto& [dc, rf] : repl.dc_rf) total_rf_ += static_cast<std::uint32_t>(rf);
+    for (std::size_t d = 0; d < topo_.dcs.size(); ++d) rf_dc_[d] = static_cast<std::uint32_t>(repl.rf_for_dc(topo_.dcs[d]));
+  }
+
+  // Faults: down/up actions (slow and pause windows live in NodeModel) and their detections.
+  for (const auto& f : sc.faults.events) {
+    if (f.kind == FaultKind::Down) {
+      faults_.push_back(f);
+      if (f.duration > 0) faults_.push_back({f.at + f.duration, f.node, FaultKind::Up, 0, 1.0});
+    } else if (f.kind == FaultKind::Up) {
+      faults_.push_back(f);
+    }
+  }
+  std::stable_sort(faults_.begin(), faults_.end(), [](const FaultEvent& a, const FaultEvent& b) { return a.at < b.at; });
+  for (std::uint32_t i = 0; i < faults_.size(); ++i) {
+    q_.push(faults_[i].at, kFault, i);
+    const bool up = faults_[i].kind == FaultKind::Up;
+    detections_.push_back({faults_[i].at + sc.faults.driver_detection, faults_[i].node, up, true});
+    detections_.push_back({faults_[i].at + sc.faults.server_detection, faults_[i].node, up, false});
+  }
+  for (std::uint32_t i = 0; i < detections_.size(); ++i) q_.push(detections_[i].at, kDetect, i);
+
+  result_.scenario = sc.name;
+  result_.scenario_hash = sc.hash;
+  result_.policy_name = entry.name;
+  result_.policy_spec = nlohmann::ordered_json::parse(entry.spec.dump());
+  result_.seed = seed;
+  result_.timeline = Timeline(sc.report.timeline_interval);
+  result_.warnings = sc.warnings;
+
+  const WorkloadSpec& w = sc.workload;
+  if (w.duration == 0) {
+    target_ = w.total_ops();
+    if (w.trace && (target_ == 0 || target_ > w.trace->size())) target_ = w.trace->size();
+  }
+  policy_->init(view_, policy_rng_);
+}
+
+bool Simulation::Impl::may_issue() const {
+  if (stop_issuing_ || trace_exhausted_) return false;
+  return target_ == 0 ? true : issued_ < target_;
+}
+
+void Simulation::Impl::schedule_next_arrival() {
+  if (!may_issue()) return;
+  const WorkloadSpec& w = sc_.workload;
+  if (w.trace) {
+    if (!gen_.next(next_trace_)) {
+      trace_exhausted_ = true;
+      return;
+    }
+    have_next_trace_ = true;
+    q_.push(std::max(now_, next_trace_.at), kOpStart, kOpenLoop);
+    return;
+  }
+  const double gap_ns = 1e9 / sc_.client.rate;
+  const double gap = sc_.client.arrivals == Arrivals::Poisson ? arrival_rng_.exponential(gap_ns) : gap_ns;
+  const SimTime at = now_ + std::max<SimTime>(1, static_cast<SimTime>(gap + 0.5));
+  q_.push(at, kOpStart, kOpenLoop);
+}
+
+void Simulation::Impl::start_op(std::uint32_t thread) {
+  if (!may_issue()) return;
+  OpDraw d;
+  if (have_next_trace_) {
+    d = next_trace_;
+    have_next_trace_ = false;
+  } else if (!gen_.next(d)) {
+    trace_exhausted_ = true;
+    if (in_flight_ == 0) finished_all_ = true;
+    return;
+  }
+  ++issued_;
+  if (thread == kOpenLoop && in_flight_ >= sc_.client.max_in_flight) {
+    // BusyPoolException: the operation fails at once and is never sent.
+    ++in_flight_;
+    const std::uint32_t op = ops_.alloc();
+    if (op >= op_extra_.size()) op_extra_.push_back(std::make_unique<OpExtra>(plan_rng_));
+    ops_[op].start = now_;
+    ops_[op].kind = d.op;
+    finish_op(op, false, ErrorKind::ClientBusy);
+    return;
+  }
+  const std::uint32_t id = ops_.alloc();
+  if (id >= op_extra_.size()) op_extra_.push_back(std::make_unique<OpExtra>(plan_rng_));
+  Op& op = ops_[id];
+  op.start = now_;
+  op.token = d.token;
+  op.range = static_cast<std::uint32_t>(ring_.range_index(d.token));
+  op.thread = thread;
+  op.rows = d.rows;
+  op.kind = d.op;
+  op.cl = d.cl;
+  op.routed = d.routed;
+  ++in_flight_;
+
+  OpExtra& x = *op_extra_[id];
+  x.arena.reset();
+  x.rnd.shared_draws = 0;
+  x.rnd.thread_local_draws = 0;
+  policy::Request req;
+  req.routed = d.routed;
+  req.token = d.token;
+  if (d.routed) req.replicas = ring_.replicas_at(op.range, ReplicaOrder::Driver);
+  req.cl = d.cl;
+  req.now = now_;
+  op.plan = policy_->new_plan(req, x.rnd, x.arena);
+  if (!send_attempt(id, true)) finish_op(id, false, ErrorKind::NoHostAvailable);
+}
+
+void Simulation::Impl::maybe_free_op(std::uint32_t id) {
+  Op& op = ops_[id];
+  if (op.done && op.alive == 0) ops_.release(id);
+}
+
+void Simulation::Impl::finish_op(std::uint32_t id, bool success, ErrorKind error) {
+  Op& op = ops_[id];
+  op.done = true;
+  --in_flight_;
+  ++finished_;
+  ++(success ? completed_ : failed_);
+  const bool ops_mode = sc_.workload.duration == 0;
+  if (!window_open_) {
+    ++warmup_done_;
+    if (ops_mode && warmup_done_ >= sc_.workload.warmup_ops) open_window();
+  } else if (!window_closed_) {
+    OpStats& s = result_.by_op[static_cast<std::size_t>(op.kind)];
+    const SimTime since = now_ - window_start_;
+    if (success) {
+      const SimTime lat = now_ - op.start;
+      ++s.ops;
+      s.rows += op.rows;
+      s.latency.record(lat);
+      result_.latency.record(lat);
+      result_.timeline.record_op(since, lat);
+    } else {
+      ++s.errors[static_cast<std::size_t>(error)];
+      result_.timeline.record_error(since);
+    }
+    if (ops_mode && result_.measured_ops() + result_.measured_errors() >= sc_.workload.ops) close_window();
+  }
+  const std::uint32_t thread = op.thread;
+  op.thread = kNoThread;
+  maybe_free_op(id);
+  if (target_ != 0 && finished_ >= target_) finished_all_ = true;
+  if ((stop_issuing_ || trace_exhausted_) && in_flight_ == 0) finished_all_ = true;
+  if (thread < kOpenLoop && !finished_all_) {
+    const Dist& think = sc_.client.think;
+    if (think.is_zero()) start_op(thread);
+    else q_.push(now_ + think.sample(think_rng_), kOpStart, thread);
+  }
+}
+
+void Simulation::Impl::open_window() {
+  window_open_ = true;
+  window_start_ = now_;
+  snap_start_.clear();
+  for (NodeId n = 0; n < n_; ++n) snap_start_.push_back(nodes_.counters(n));
+  cpu_busy_start_ = cpu_.busy();
+  rng_start_ = cpu_.shared_rng_time();
+  shared_draws_start_ = shared_draws_;
+  tl_draws_start_ = tl_draws_;
+}
+
+void Simulation::Impl::close_window() {
+  if (!window_open_) open_window();
+  window_closed_ = true;
+  window_end_ = now_;
+  snap_end_.clear();
+  for (NodeId n = 0; n < n_; ++n) snap_end_.push_back(nodes_.counters(n));
+  cpu_busy_end_ = cpu_.busy();
+  rng_end_ = cpu_.shared_rng_time();
+  result_.client.shared_draws = shared_draws_ - shared_draws_start_;
+  result_.client.thread_local_draws = tl_draws_ - tl_draws_start_;
+}
+
+void Simulation::Impl::dispatch(const EventQueue::Event& e) {
+  const std::uint32_t id = e.id();
+  switch (e.type()) {
+    case kOpStart:
+      if (id == kOpenLoop) {
+        start_op(kOpenLoop);
+        schedule_next_arrival();
+      } else {
+        start_op(id);
+      }
+      break;
+    case kAttemptArrive: on_attempt_arrive(id); break;
+    case kCoordDone: on_coord_done(id); break;
+    case kReplicaArrive: on_replica_arrive(id); break;
+    case kReplicaDone: on_replica_done(id); break;
+    case kClientResponse: on_client_response(id); break;
+    case kTimer: on_timer(id); break;
+    case kFault: on_fault(id); break;
+    case kDetect: on_detect(id); break;
+    case kWindow:
+      if (id == 0) {
+        open_window();
+      } else {
+        close_window();
+        stop_issuing_ = true;
+        if (in_flight_ == 0) finished_all_ = true;
+      }
+      break;
+    default: break;
+  }
+}
+
+RunResult Simulation::Impl::run(const RunOptions& options) {
+  const auto wall0 = std::chrono::steady_clock::now();
+  const WorkloadSpec& w = sc_.workload;
+  if (w.duration > 0) {
+    if (w.warmup > 0) q_.push(w.warmup, kWindow, 0);
+    else open_window();
+    q_.push(w.warmup + w.duration, kWindow, 1);
+  } else if (w.warmup_ops == 0) {
+    open_window();
+  }
+  if (target_ == 0 && w.duration == 0) finished_all_ = true;  // nothing to do (empty trace)
+  const bool open = sc_.client.mode == LoadMode::Open || (w.trace && w.trace_open_loop);
+  if (open) {
+    schedule_next_arrival();
+  } else {
+    for (std::uint32_t t = 0; t < sc_.client.threads && !finished_all_; ++t) start_op(t);
+  }
+  std::uint64_t events = 0;
+  auto last_report = wall0;
+  while (!q_.empty() && !finished_all_) {
+    const EventQueue::Event e = q_.pop();
+    now_ = e.at;
+    dispatch(e);
+    if ((++events & 0xffff) == 0) {
+      if (options.cancel && options.cancel->load(std::memory_order_relaxed)) throw Cancelled();
+      if (options.progress) {
+        const auto t = std::chrono::steady_clock::now();
+        if (t - last_report > std::chrono::milliseconds(500)) {
+          last_report = t;
+          options.progress({now_, finished_, target_, w.duration > 0 ? w.warmup + w.duration : 0, events,
+                            std::chrono::duration<double>(t - wall0).count()});
+        }
+      }
+    }
+  }
+  if (!window_closed_) close_window();
+  result_.end = now_;
+  RunResult r = collect();
+  const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
+  r.engine.events = events;
+  r.engine.wall_s = wall;
+  r.engine.ops_per_wall_s = wall > 0 ? static_cast<double>(finished_) / wall : 0;
+  r.engine.ns_per_op = finished_ ? wall * 1e9 / static_cast<double>(finished_) : 0;
+  r.engine.peak_rss_mb = peak_rss_mb();
+  return r;
+}
+
+RunResult Simulation::Impl::collect() {
+  RunResult& r = result_;
+  r.issued = issued_;
+  r.completed = completed_;
+  r.failed = failed_;
+  r.warmup_ops = warmup_done_;
+  r.window_start = window_start_;
+  r.window = window_end_ - window_start_;
+  const double window = static_cast<double>(std::max<SimTime>(r.window, 1));
+  for (NodeId n = 0; n < n_; ++n) {
+    const NodeCounters& a = snap_start_[n];
+    const NodeCounters& b = snap_end_[n];
+    NodeResult nr;
+    nr.id = topo_.nodes[n].id;
+    nr.dc = topo_.nodes[n].dc;
+    nr.rack = topo_.nodes[n].rack;
+    nr.coordinator_ops = b.coordinator_ops - a.coordinator_ops;
+    nr.replica_reads = b.replica_reads - a.replica_reads;
+    nr.replica_writes = b.replica_writes - a.replica_writes;
+    nr.utilization = static_cast<double>(b.busy - a.busy) / (window * nodes_.servers());
+    nr.mean_queue = static_cast<double>(b.sojourn - a.sojourn) / window;
+    r.coordinator_total += nr.coordinator_ops;
+    r.nodes.push_back(std::move(nr));
+  }
+  const double cores = cpu_.cores();
+  r.client.cpu_utilization = cores > 0 ? static_cast<double>(cpu_busy_end_ - cpu_busy_start_) / (window * cores) : 0;
+  r.client.shared_rng_s = to_sec(rng_end_ - rng_start_);
+  const SimTime busy = cpu_busy_end_ - cpu_busy_start_;
+  r.client.shared_rng_cpu_fraction = busy > 0 ? static_cast<double>(rng_end_ - rng_start_) / static_cast<double>(busy) : 0;
+  r.client.retries = retries_;
+  r.client.speculative = speculative_;
+  return r;
+}
+
+Simulation::Simulation(const Scenario& scenario, const PolicyEntry& entry, std::unique_ptr<policy::Policy> policy,
+                       std::uint64_t seed)
+    : impl_(std::make_unique<Impl>(scenario, entry, std::move(policy), seed)) {}
+Simulation::~Simulation() = default;
+RunResult Simulation::run(const RunOptions& options) { return impl_->run(options); }
+
+RunResult run_simulation(const Scenario& scenario, const PolicyEntry& entry, std::uint64_t seed,
+                         const RunOptions& options) {
+  policy::BuildContext ctx;
+  ctx.topology = &scenario.topology();
+  auto pol = policy::make_policy(entry.spec, entry.path, ctx);
+  Simulation sim(scenario, entry, std::move(pol), seed);
+  return sim.run(options);
+}
+
+}  // namespace lbsim

@@ -1,0 +1,74 @@
+// One simulation run: a scenario, one policy, one seed. A plain object with no globals; two can
+// run in one process (or in two threads: the scenario is only read).
+//
+// Model (see configs/README.md for the parameters):
+// - client: closed-loop threads or open-loop arrivals; every attempt first runs a CPU burst on
+//   the client (ClientCpu: driver cost, plan cost, random draws), then crosses the network to the
+//   coordinator the plan chose;
+// - coordinator: coordinator work on its queue, then Unavailable at once if too few replicas are
+//   alive in its (gossip) view, else writes to every live replica and reads to the CL's number of
+//   replicas, closest first; local work needs no network hop; it answers when the CL is met, or
+//   with a read/write timeout;
+// - replicas: FIFO queues per shard (per_shard) or per node (shared), service times by kind;
+// - driver: retries (RetrySpec), client timeouts, speculative executions, fault detection delay.
+//
+// The event loop pops (time, seq)-ordered events from a binary heap; payloads live in slabs.
+// Streams forked from the seed: "workload" (op kinds, keys), "arrivals", "think", "service",
+// "network", "shard", "policy" (policy init), "plan" (plan draws), "driver_cost".
+#pragma once
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <vector>
+
+#include "policies/policy.hpp"
+#include "sim/client/client_cpu.hpp"
+#include "sim/config/scenario.hpp"
+#include "sim/engine/event_queue.hpp"
+#include "sim/engine/node_model.hpp"
+#include "sim/engine/slab.hpp"
+#include "sim/metrics/run_result.hpp"
+#include "sim/workload/op_generator.hpp"
+
+namespace lbsim {
+
+struct Progress {
+  SimTime now = 0;
+  std::uint64_t finished = 0;  // operations finished (warm-up included)
+  std::uint64_t target = 0;    // total operations, 0 in duration mode
+  SimTime end = 0;             // duration mode: end of the window, else 0
+  std::uint64_t events = 0;
+  double wall_s = 0;
+};
+
+struct RunOptions {
+  const std::atomic<bool>* cancel = nullptr;             // polled; a cancelled run throws Cancelled
+  std::function<void(const Progress&)> progress;          // called about twice a second of wall time
+};
+
+struct Cancelled : std::runtime_error {
+  Cancelled() : std::runtime_error("run cancelled") {}
+};
+
+class Simulation {
+ public:
+  Simulation(const Scenario& scenario, const PolicyEntry& entry, std::unique_ptr<policy::Policy> policy,
+             std::uint64_t seed);
+  ~Simulation();
+  Simulation(const Simulation&) = delete;
+  Simulation& operator=(const Simulation&) = delete;
+
+  RunResult run(const RunOptions& options = {});
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+// Builds the entry's policy with the registry and runs it. Pure: the result (outside `engine`)
+// depends only on the arguments.
+RunResult run_simulation(const Scenario& scenario, const PolicyEntry& entry, std::uint64_t seed,
+                         const RunOptions& options = {});
+
+}  // namespace lbsim

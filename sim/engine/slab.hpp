@@ -1,0 +1,83 @@
+// Fixed-type object pools for event payloads, and a FIFO ring of deadlines.
+//
+// Slab<T>: alloc() returns an index that stays valid until release(); released indexes are reused
+// (LIFO), so steady state allocates nothing. T must have a `gen` member, bumped on release, which
+// lets timers and late events recognise a recycled slot.
+#pragma once
+#include <cstdint>
+#include <vector>
+
+#include "sim/core/time.hpp"
+
+namespace lbsim {
+
+template <class T>
+class Slab {
+ public:
+  std::uint32_t alloc() {
+    if (!free_.empty()) {
+      const std::uint32_t i = free_.back();
+      free_.pop_back();
+      ++live_;
+      return i;
+    }
+    items_.emplace_back();
+    ++live_;
+    return static_cast<std::uint32_t>(items_.size() - 1);
+  }
+  void release(std::uint32_t i) {
+    const std::uint32_t g = items_[i].gen + 1;
+    items_[i] = T{};
+    items_[i].gen = g;
+    free_.push_back(i);
+    --live_;
+  }
+  T& operator[](std::uint32_t i) { return items_[i]; }
+  const T& operator[](std::uint32_t i) const { return items_[i]; }
+  std::size_t live() const { return live_; }
+  std::size_t capacity() const { return items_.size(); }
+
+ private:
+  std::vector<T> items_;
+  std::vector<std::uint32_t> free_;
+  std::size_t live_ = 0;
+};
+
+// A FIFO of (deadline, id, gen) with non-decreasing deadlines (push clamps a deadline up to the
+// last one pushed; callers' deadlines are "now + constant", so the clamp is at most the small
+// disorder of send times).
+class DeadlineFifo {
+ public:
+  struct Entry {
+    SimTime at;
+    std::uint32_t id;
+    std::uint32_t gen;
+  };
+  void push(SimTime at, std::uint32_t id, std::uint32_t gen) {
+    if (at < last_) at = last_;
+    last_ = at;
+    if (size_ == buf_.size()) grow();
+    buf_[(head_ + size_) & (buf_.size() - 1)] = {at, id, gen};
+    ++size_;
+  }
+  bool empty() const { return size_ == 0; }
+  const Entry& front() const { return buf_[head_]; }
+  void pop() {
+    head_ = (head_ + 1) & (buf_.size() - 1);
+    --size_;
+  }
+  bool armed = false;  // an event for front() is in the event queue
+
+ private:
+  void grow() {
+    std::vector<Entry> n(buf_.empty() ? 64 : buf_.size() * 2);
+    for (std::size_t i = 0; i < size_; ++i) n[i] = buf_[(head_ + i) & (buf_.size() - 1)];
+    buf_ = std::move(n);
+    head_ = 0;
+  }
+  std::vector<Entry> buf_;
+  std::size_t head_ = 0, size_ = 0;
+  SimTime last_ = 0;
+};
+
+}  // namespace lbsim

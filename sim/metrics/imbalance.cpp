@@ -1,0 +1,34 @@
+#include "sim/metrics/imbalance.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
+namespace lbsim {
+
+Imbalance imbalance_of(std::span<const double> load) {
+  Imbalance out;
+  const std::size_t n = load.size();
+  if (n == 0) return out;
+  double sum = 0, mx = 0;
+  for (double v : load) {
+    sum += v;
+    mx = std::max(mx, v);
+  }
+  if (sum <= 0) return out;
+  const double mean = sum / static_cast<double>(n);
+  double var = 0;
+  for (double v : load) var += (v - mean) * (v - mean);
+  var /= static_cast<double>(n);
+  out.max_over_mean = mx / mean;
+  out.cov = std::sqrt(var) / mean;
+  std::vector<double> sorted(load.begin(), load.end());
+  std::sort(sorted.begin(), sorted.end());
+  double weighted = 0;
+  for (std::size_t i = 0; i < n; ++i) weighted += static_cast<double>(i + 1) * sorted[i];
+  out.gini = 2.0 * weighted / (static_cast<double>(n) * sum) - static_cast<double>(n + 1) / static_cast<double>(n);
+  if (out.gini < 0) out.gini = 0;  // rounding of an even vector
+  return out;
+}
+
+}  // namespace lbsim

@@ -1,0 +1,109 @@
+// The outcome of one simulation run (one scenario, one policy, one seed): plain data filled by
+// the engine and turned into text and JSON by sim/report. Only the `engine` member depends on the
+// machine (wall time, memory); everything else is a pure function of scenario, policy and seed.
+#pragma once
+#include <array>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "sim/core/time.hpp"
+#include "sim/metrics/histogram.hpp"
+#include "sim/metrics/timeline.hpp"
+
+namespace lbsim {
+
+enum class OpKind : std::uint8_t { Read = 0, Write = 1 };
+inline constexpr std::size_t kOpKinds = 2;
+constexpr std::string_view op_name(OpKind k) { return k == OpKind::Read ? "read" : "write"; }
+
+// Why an operation failed, as the application sees it (after retries).
+enum class ErrorKind : std::uint8_t {
+  Unavailable,      // too few live replicas for the CL (server-side view)
+  ReadTimeout,      // coordinator read timeout (timeouts.read_ms)
+  WriteTimeout,     // coordinator write timeout (timeouts.write_ms)
+  ClientTimeout,    // no answer within timeouts.client_ms on the last attempt
+  NoHostAvailable,  // the query plan ran out of hosts
+  ClientBusy,       // open loop: more than client.max_in_flight operations outstanding
+};
+inline constexpr std::size_t kErrorKinds = 6;
+constexpr std::string_view error_name(ErrorKind k) {
+  constexpr std::string_view names[] = {"unavailable",    "read_timeout",      "write_timeout",
+                                        "client_timeout", "no_host_available", "client_busy"};
+  return names[static_cast<std::size_t>(k)];
+}
+
+struct OpStats {
+  std::uint64_t ops = 0;   // successful operations in the measurement window
+  std::uint64_t rows = 0;  // rows written or read by them
+  std::array<std::uint64_t, kErrorKinds> errors{};
+  LatencyHistogram latency;  // successful operations only
+  std::uint64_t error_total() const {
+    std::uint64_t s = 0;
+    for (auto e : errors) s += e;
+    return s;
+  }
+};
+
+struct NodeResult {
+  std::string id, dc, rack;
+  std::uint64_t coordinator_ops = 0;  // attempts that reached the node as coordinator
+  std::uint64_t replica_reads = 0;    // replica read work items served
+  std::uint64_t replica_writes = 0;   // replica write work items served
+  double utilization = 0;             // busy server time / (servers x window)
+  double mean_queue = 0;              // time-average number of work items waiting or in service
+};
+
+struct ClientResult {
+  double cpu_utilization = 0;      // busy core time / (cores x window); 0 with unlimited cores
+  double shared_rng_s = 0;         // core time spent in (or spinning on) the shared generator
+  double shared_rng_cpu_fraction = 0;
+  std::uint64_t shared_draws = 0;
+  std::uint64_t thread_local_draws = 0;
+  std::uint64_t retries = 0;       // attempts after the first because of an error
+  std::uint64_t speculative = 0;   // speculative executions started
+};
+
+struct EngineResult {
+  std::uint64_t events = 0;
+  double wall_s = 0;
+  double ops_per_wall_s = 0;
+  double ns_per_op = 0;
+  double peak_rss_mb = 0;
+};
+
+struct RunResult {
+  std::string scenario;
+  std::string scenario_hash;  // FNV-1a of the scenario document as run (after --set patches)
+  std::string policy_name;
+  nlohmann::ordered_json policy_spec;
+  std::uint64_t seed = 0;
+
+  std::uint64_t issued = 0;     // operations started (warm-up included)
+  std::uint64_t completed = 0;  // finished successfully (warm-up included)
+  std::uint64_t failed = 0;     // finished with an error (warm-up included)
+  std::uint64_t warmup_ops = 0; // operations that finished during the warm-up
+  SimTime window_start = 0;     // simulated time the measurement window opened
+  SimTime window = 0;           // length of the measurement window
+  SimTime end = 0;              // simulated time of the last event
+
+  std::array<OpStats, kOpKinds> by_op;
+  LatencyHistogram latency;     // all successful measured operations
+  std::vector<NodeResult> nodes;
+  std::uint64_t coordinator_total = 0;  // sum of nodes[].coordinator_ops
+  ClientResult client;
+  Timeline timeline;
+  EngineResult engine;
+  std::vector<std::string> warnings;
+
+  std::uint64_t measured_ops() const { return by_op[0].ops + by_op[1].ops; }
+  std::uint64_t measured_errors() const { return by_op[0].error_total() + by_op[1].error_total(); }
+  double throughput() const {
+    return window > 0 ? static_cast<double>(measured_ops()) / to_sec(window) : 0.0;
+  }
+};
+
+}  // namespace lbsim

@@ -1,0 +1,43 @@
+// Throughput and tail latency over simulated time, in fixed intervals from the start of the
+// measurement window. Memory is bounded: when more than kMaxPoints intervals would be needed the
+// interval doubles and adjacent points are merged (histograms merge exactly), so a 10x longer run
+// uses the same memory with coarser points.
+#pragma once
+#include <cstdint>
+#include <vector>
+
+#include "sim/core/time.hpp"
+#include "sim/metrics/histogram.hpp"
+
+namespace lbsim {
+
+class Timeline {
+ public:
+  static constexpr std::size_t kMaxPoints = 64;
+
+  struct Point {
+    std::uint64_t ops = 0;
+    std::uint64_t errors = 0;
+    LatencyHistogram latency;
+  };
+
+  explicit Timeline(SimTime interval = kSec) : interval_(interval > 0 ? interval : kSec) {}
+
+  // `since_start` is the completion time minus the start of the measurement window (>= 0).
+  void record_op(SimTime since_start, SimTime latency) {
+    Point& p = point(since_start);
+    ++p.ops;
+    p.latency.record(latency);
+  }
+  void record_error(SimTime since_start) { ++point(since_start).errors; }
+
+  SimTime interval() const { return interval_; }
+  const std::vector<Point>& points() const { return points_; }
+
+ private:
+  Point& point(SimTime since_start);
+  SimTime interval_;
+  std::vector<Point> points_;
+};
+
+}  // namespace lbsim

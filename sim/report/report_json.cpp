@@ -1,0 +1,193 @@
+#include "sim/report/report_json.hpp"
+
+#include <cerrno>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <vector>
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "sim/core/error.hpp"
+#include "sim/metrics/imbalance.hpp"
+
+namespace lbsim {
+
+using OJ = nlohmann::ordered_json;
+
+namespace {
+
+double round_to(double v, int decimals) {
+  if (!std::isfinite(v)) return 0;
+  const double scale = std::pow(10.0, decimals);
+  return std::round(v * scale) / scale;
+}
+
+OJ latency_json(const LatencyHistogram& h) {
+  OJ j;
+  j["count"] = h.count();
+  j["mean"] = round_to(h.mean() / 1e6, 6);
+  j["p50"] = round_to(to_ms(h.percentile(50)), 6);
+  j["p95"] = round_to(to_ms(h.percentile(95)), 6);
+  j["p99"] = round_to(to_ms(h.percentile(99)), 6);
+  j["p999"] = round_to(to_ms(h.percentile(99.9)), 6);
+  j["max"] = round_to(to_ms(h.max()), 6);
+  return j;
+}
+
+OJ errors_json(const std::array<std::uint64_t, kErrorKinds>& e) {
+  OJ j;
+  std::uint64_t total = 0;
+  for (auto v : e) total += v;
+  j["total"] = total;
+  for (std::size_t k = 0; k < kErrorKinds; ++k) j[std::string(error_name(static_cast<ErrorKind>(k)))] = e[k];
+  return j;
+}
+
+OJ imbalance_json(const Imbalance& i) {
+  return OJ{{"max_over_mean", round_to(i.max_over_mean, 6)}, {"cov", round_to(i.cov, 6)}, {"gini", round_to(i.gini, 6)}};
+}
+
+}  // namespace
+
+OJ report_json_stable(const RunResult& r) {
+  OJ j;
+  j["schema"] = kReportSchema;
+  j["scenario"] = {{"name", r.scenario}, {"hash", r.scenario_hash}};
+  j["policy"] = {{"name", r.policy_name}, {"spec", r.policy_spec}};
+  j["seed"] = r.seed;
+  const double window = to_sec(r.window);
+  j["simulated_s"] = {{"window_start", round_to(to_sec(r.window_start), 9)},
+                      {"window", round_to(window, 9)},
+                      {"end", round_to(to_sec(r.end), 9)}};
+  j["ops"] = {{"issued", r.issued},     {"completed", r.completed},         {"failed", r.failed},
+              {"warmup", r.warmup_ops}, {"measured", r.measured_ops()}, {"measured_errors", r.measured_errors()}};
+  std::array<std::uint64_t, kErrorKinds> all{};
+  for (const auto& s : r.by_op)
+    for (std::size_t k = 0; k < kErrorKinds; ++k) all[k] += s.errors[k];
+  j["errors"] = errors_json(all);
+  std::uint64_t rows = 0;
+  for (const auto& s : r.by_op) rows += s.rows;
+  j["throughput_ops_s"] = round_to(r.throughput(), 3);
+  j["partition_rate_pk_s"] = round_to(r.throughput(), 3);
+  j["row_rate_rows_s"] = round_to(window > 0 ? static_cast<double>(rows) / window : 0, 3);
+  j["latency_ms"] = latency_json(r.latency);
+  OJ by_op;
+  for (std::size_t k = 0; k < kOpKinds; ++k) {
+    const OpStats& s = r.by_op[k];
+    by_op[std::string(op_name(static_cast<OpKind>(k)))] = {
+        {"ops", s.ops},
+        {"throughput_ops_s", round_to(window > 0 ? static_cast<double>(s.ops) / window : 0, 3)},
+        {"rows", s.rows},
+        {"latency_ms", latency_json(s.latency)},
+        {"errors", errors_json(s.errors)}};
+  }
+  j["by_op"] = by_op;
+
+  std::vector<double> coord, replica;
+  OJ nodes = OJ::array();
+  for (const auto& n : r.nodes) {
+    nodes.push_back({{"id", n.id},
+                     {"dc", n.dc},
+                     {"rack", n.rack},
+                     {"coordinator_ops", n.coordinator_ops},
+                     {"replica_reads", n.replica_reads},
+                     {"replica_writes", n.replica_writes},
+                     {"utilization", round_to(n.utilization, 6)},
+                     {"mean_queue", round_to(n.mean_queue, 6)}});
+    coord.push_back(static_cast<double>(n.coordinator_ops));
+    replica.push_back(static_cast<double>(n.replica_reads + n.replica_writes));
+  }
+  j["nodes"] = nodes;
+  j["imbalance"] = {{"coordinator", imbalance_json(imbalance_of(coord))}, {"replica", imbalance_json(imbalance_of(replica))}};
+  j["client"] = {{"cpu_utilization", round_to(r.client.cpu_utilization, 6)},
+                 {"shared_rng_s", round_to(r.client.shared_rng_s, 9)},
+                 {"shared_rng_cpu_fraction", round_to(r.client.shared_rng_cpu_fraction, 6)},
+                 {"shared_draws", r.client.shared_draws},
+                 {"thread_local_draws", r.client.thread_local_draws},
+                 {"retries", r.client.retries},
+                 {"speculative_executions", r.client.speculative}};
+  OJ points = OJ::array();
+  const double iv = to_sec(r.timeline.interval());
+  for (std::size_t i = 0; i < r.timeline.points().size(); ++i) {
+    const auto& p = r.timeline.points()[i];
+    points.push_back({{"t_s", round_to(static_cast<double>(i) * iv, 9)},
+                      {"ops", p.ops},
+                      {"errors", p.errors},
+                      {"p99_ms", round_to(to_ms(p.latency.percentile(99)), 6)}});
+  }
+  j["timeline"] = {{"interval_s", round_to(iv, 9)}, {"points", points}};
+  OJ buckets = OJ::array();
+  const auto& b = r.latency.buckets();
+  for (std::size_t i = 0; i < b.size(); ++i)
+    if (b[i]) buckets.push_back(OJ::array({i, b[i]}));
+  j["histogram"] = {{"encoding", "log-linear ns: 0-255 exact, then 128 buckets per octave"},
+                    {"min_ns", r.latency.min()},
+                    {"max_ns", r.latency.max()},
+                    {"buckets", buckets}};
+  j["warnings"] = r.warnings;
+  return j;
+}
+
+OJ report_json(const RunResult& r) {
+  OJ j = report_json_stable(r);
+  j["engine"] = {{"events", r.engine.events},
+                 {"wall_s", round_to(r.engine.wall_s, 6)},
+                 {"sim_ops_per_wall_s", round_to(r.engine.ops_per_wall_s, 1)},
+                 {"ns_per_op", round_to(r.engine.ns_per_op, 1)},
+                 {"peak_rss_mb", round_to(r.engine.peak_rss_mb, 1)}};
+  return j;
+}
+
+std::string report_path(const std::string& out_dir, const std::string& scenario, const std::string& policy) {
+  return (std::filesystem::path(out_dir) / scenario / (policy + ".json")).string();
+}
+
+void write_file_atomic(const std::string& path, const std::string& text) {
+  namespace fs = std::filesystem;
+  const fs::path target(path);
+  std::error_code ec;
+  if (target.has_parent_path()) {
+    fs::create_directories(target.parent_path(), ec);
+    if (ec) throw IoError("cannot create folder '" + target.parent_path().string() + "': " + ec.message());
+  }
+  std::string tmpl = (target.has_parent_path() ? target.parent_path() / ("." + target.filename().string() + ".XXXXXX")
+                                               : fs::path("." + target.filename().string() + ".XXXXXX"))
+                         .string();
+  std::vector<char> name(tmpl.begin(), tmpl.end());
+  name.push_back('\0');
+  const int fd = mkstemp(name.data());
+  if (fd < 0) throw IoError("cannot create a temporary file next to '" + path + "': " + std::strerror(errno));
+  const std::string tmp(name.data());
+  auto fail = [&](const std::string& what) {
+    const std::string msg = what + " '" + path + "': " + std::strerror(errno);
+    ::close(fd);
+    ::unlink(tmp.c_str());
+    throw IoError(msg);
+  };
+  std::size_t done = 0;
+  while (done < text.size()) {
+    const ssize_t w = ::write(fd, text.data() + done, text.size() - done);
+    if (w < 0) {
+      if (errno == EINTR) continue;
+      fail("cannot write");
+    }
+    done += static_cast<std::size_t>(w);
+  }
+  if (::fchmod(fd, 0644) != 0) fail("cannot set permissions of");
+  if (::fsync(fd) != 0) fail("cannot flush");
+  if (::close(fd) != 0) {
+    ::unlink(tmp.c_str());
+    throw IoError("cannot close '" + path + "': " + std::strerror(errno));
+  }
+  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
+    const std::string msg = std::strerror(errno);
+    ::unlink(tmp.c_str());
+    throw IoError("cannot rename the temporary file to '" + path + "': " + msg);
+  }
+}
+
+}  // namespace lbsim

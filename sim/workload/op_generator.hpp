@@ -1,0 +1,37 @@
+// Turns the workload spec into a stream of operations. Operation i depends only on the "workload"
+// stream and i, never on the policy or on timing, so every policy replays the same operations in
+// the same order (common random numbers). Trace replay returns the records in order.
+#pragma once
+#include <cstdint>
+
+#include "sim/core/rng.hpp"
+#include "sim/workload/workload_spec.hpp"
+
+namespace lbsim {
+
+struct OpDraw {
+  OpKind op = OpKind::Read;
+  ConsistencyLevel cl = ConsistencyLevel::LocalOne;
+  bool routed = true;
+  Token token = 0;
+  std::uint32_t rows = 1;
+  SimTime at = 0;  // trace records only: recorded start time
+};
+
+class OpGenerator {
+ public:
+  OpGenerator(const WorkloadSpec& spec, Rng rng);
+  // False when a trace is exhausted.
+  bool next(OpDraw& out);
+  std::uint64_t produced() const { return produced_; }
+
+ private:
+  const WorkloadSpec* spec_;
+  Rng rng_;
+  KeyGenerator keys_;
+  std::uint64_t produced_ = 0;
+};
+
+std::uint32_t rows_of(const WorkloadSpec& spec, Token token);
+
+}  // namespace lbsim

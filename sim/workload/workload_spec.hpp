@@ -1,0 +1,55 @@
+// What the clients ask for: length, warm-up, read/write mix with per-operation consistency, the
+// key population, requests without routing key, partition sizes, or a recorded trace.
+// Plain data built by the scenario parser (sim/config/scenario_workload.cpp).
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "sim/cluster/consistency.hpp"
+#include "sim/cluster/murmur3.hpp"
+#include "sim/core/time.hpp"
+#include "sim/metrics/run_result.hpp"
+#include "sim/workload/key_dist.hpp"
+
+namespace lbsim {
+
+struct TraceRecord {
+  SimTime at = 0;  // recorded start, from the start of the simulation
+  Token token = 0;
+  bool routed = true;  // false for an empty key: the driver sees no routing key
+  OpKind op = OpKind::Read;
+  bool has_cl = false;
+  ConsistencyLevel cl = ConsistencyLevel::LocalOne;
+};
+
+struct WorkloadSpec {
+  // Length: exactly one of `ops` (measured operations after the warm-up) or `duration`.
+  std::uint64_t ops = 0;
+  SimTime duration = 0;
+  // Warm-up, excluded from every statistic: a number of finished operations or a time.
+  std::uint64_t warmup_ops = 0;
+  SimTime warmup = 0;
+
+  double read_fraction = 0.0;  // probability that an operation is a read
+  ConsistencyLevel read_cl = ConsistencyLevel::LocalOne;
+  ConsistencyLevel write_cl = ConsistencyLevel::LocalOne;
+  KeySpec keys;
+  double unrouted_fraction = 0.0;  // operations sent without a routing key
+
+  // Rows per partition: `rows` for ordinary keys; a key is "fat" (fat_rows rows) when its token,
+  // read as a fraction of the ring, is below fat_fraction (a fixed, seed-independent key set).
+  std::uint32_t rows = 1;
+  double fat_fraction = 0.0;
+  std::uint32_t fat_rows = 100;
+
+  // Trace replay (then `keys`, the mix and unrouted_fraction are unused).
+  std::shared_ptr<const std::vector<TraceRecord>> trace;
+  std::string trace_file;
+  bool trace_open_loop = true;  // replay at the recorded times; false: closed loop, times ignored
+
+  std::uint64_t total_ops() const { return ops + warmup_ops; }  // 0 in duration mode
+};
+
+}  // namespace lbsim

@@ -1,0 +1,144 @@
+// Conservation of operations and the fault, retry, detection, timeout and speculative paths.
+#include <gtest/gtest.h>
+
+#include "sim_test_util.hpp"
+
+namespace lbsim {
+namespace {
+
+using testing::build;
+using testing::cluster_doc;
+using testing::run_first;
+
+std::uint64_t errors_of(const RunResult& r, ErrorKind k) {
+  return r.by_op[0].errors[static_cast<std::size_t>(k)] + r.by_op[1].errors[static_cast<std::size_t>(k)];
+}
+
+TEST(EngineConservation, EveryOperationCompletesOrFailsAndCountsAddUp) {
+  // No warm-up: the window covers the whole run, so every coordinator visit is counted.
+  const Scenario sc = build(cluster_doc(6, 32, 30000), {"workload.warmup_ops=0"});
+  for (const auto& p : sc.policies) {
+    const RunResult r = run_simulation(sc, p, sc.seed);
+    EXPECT_EQ(r.issued, 30000u) << p.name;
+    EXPECT_EQ(r.completed + r.failed, r.issued) << p.name;
+    EXPECT_EQ(r.measured_ops() + r.measured_errors(), 30000u);
+    std::uint64_t coord = 0, reads = 0, writes = 0;
+    for (const auto& n : r.nodes) {
+      coord += n.coordinator_ops;
+      reads += n.replica_reads;
+      writes += n.replica_writes;
+    }
+    EXPECT_EQ(coord, r.issued) << "one coordinator visit per operation without retries";
+    EXPECT_EQ(reads, r.by_op[0].ops) << "LOCAL_ONE read: one replica read each";
+    // Writes reach all 3 replicas; the last few may still be queued when the run ends.
+    EXPECT_LE(writes, 3 * r.by_op[1].ops);
+    EXPECT_GE(writes + 3 * 32, 3 * r.by_op[1].ops);
+  }
+}
+
+TEST(EngineConservation, TokenAwareCoordinatorIsAlwaysAReplica) {
+  // With token awareness, RF 3 of 6 nodes and a LOCAL_ONE read, the coordinator reads locally:
+  // replica reads per node equal its coordinator reads (within the in-flight boundary).
+  const Scenario sc = build(cluster_doc(6, 16, 20000), {"workload.mix={\"read\": 1}", "workload.warmup_ops=0"});
+  const RunResult r = run_first(sc, "ta");
+  for (const auto& n : r.nodes) EXPECT_EQ(n.replica_reads, n.coordinator_ops) << n.id;
+}
+
+// n1 goes down at 0.2 s for good; the driver notices after 0.3 s. Meanwhile attempts sent to n1
+// time out on the client (50 ms) and are retried on the next host: no operation fails.
+TEST(EngineFaults, DownNodeCostsClientTimeoutsAndRetriesUntilDetected) {
+  const std::vector<std::string> sets = {
+      "workload.ops=60000", "timeouts={\"client_ms\": 50}",
+      "faults={\"driver_detection_ms\": 300, \"server_detection_ms\": 100, \"events\": [{\"at_s\": 0.2, \"node\": "
+      "\"n1\", \"kind\": \"down\"}]}"};
+  const RunResult r = run_first(build(cluster_doc(6, 32, 60000), sets), "rr");
+  EXPECT_GT(r.client.retries, 0u);
+  EXPECT_EQ(r.measured_errors(), 0u);
+  EXPECT_GE(r.latency.max(), 50 * kMs);  // an operation that waited for a client timeout
+  EXPECT_LT(r.latency.max(), 110 * kMs);
+  // After detection n1 gets nothing: its coordinator share is far below the others'.
+  EXPECT_LT(r.nodes[0].coordinator_ops * 3, r.nodes[1].coordinator_ops);
+  EXPECT_EQ(r.completed + r.failed, r.issued);
+
+  // The same without retries: the attempts that hit n1 fail with client timeouts.
+  auto no_retry = sets;
+  no_retry.emplace_back("retry={\"policy\": \"never\"}");
+  const RunResult f = run_first(build(cluster_doc(6, 32, 60000), no_retry), "rr");
+  EXPECT_GT(errors_of(f, ErrorKind::ClientTimeout), 0u);
+  EXPECT_EQ(f.client.retries, 0u);
+}
+
+TEST(EngineFaults, UnavailableWhenTooFewReplicasAreAliveAndRetriedOnce) {
+  // CL ALL with one node down and known to gossip: every write touching it is Unavailable,
+  // retried once on the next host, then fails.
+  const RunResult r = run_first(
+      build(cluster_doc(6, 16, 20000),
+            {"workload.mix={\"write\": 1}", "workload.consistency={\"write\": \"ALL\"}",
+             "faults={\"driver_detection_ms\": 0, \"server_detection_ms\": 0, \"events\": [{\"at_s\": 0, \"node\": "
+             "\"n2\", \"kind\": \"down\"}]}"}),
+      "rr");
+  const std::uint64_t unavailable = errors_of(r, ErrorKind::Unavailable);
+  // n2 holds half of the ranges (RF 3 of 6): about half the writes fail.
+  EXPECT_GT(unavailable, 20000u * 35 / 100);
+  EXPECT_LT(unavailable, 20000u * 65 / 100);
+  EXPECT_GE(r.client.retries, unavailable);  // one retry each (plus none for the others)
+  EXPECT_EQ(r.nodes[1].coordinator_ops, 0u);  // the driver knows n2 is down
+}
+
+TEST(EngineFaults, WriteTimeoutWhenGossipHasNotNoticedTheDeadReplica) {
+  const RunResult r = run_first(
+      build(cluster_doc(6, 16, 5000),
+            {"workload.mix={\"write\": 1}", "workload.consistency={\"write\": \"ALL\"}", "workload.warmup_ops=0",
+             "timeouts={\"write_ms\": 20}",
+             "faults={\"driver_detection_ms\": 0, \"server_detection_ms\": 100000, \"events\": [{\"at_s\": 0, "
+             "\"node\": \"n2\", \"kind\": \"down\"}]}"}),
+      "rr");
+  EXPECT_GT(errors_of(r, ErrorKind::WriteTimeout), 1000u);
+  EXPECT_EQ(errors_of(r, ErrorKind::Unavailable), 0u);
+  EXPECT_EQ(r.completed + r.failed, r.issued);
+}
+
+TEST(EngineFaults, NoHostAvailableWhenTheWholeLocalDcIsDown) {
+  std::string events = "[";
+  for (int i = 1; i <= 6; ++i)
+    events += std::string(i > 1 ? "," : "") + "{\"at_s\": 0, \"node\": \"n" + std::to_string(i) + "\", \"kind\": \"down\"}";
+  events += "]";
+  const RunResult r = run_first(build(cluster_doc(6, 4, 1000), {"workload.warmup_ops=0",
+                                                                "faults={\"driver_detection_ms\": 0, \"events\": " + events + "}"}),
+                                "rr");
+  // The first 4 operations start at t=0 before the faults fire: they are sent, lost, time out on
+  // the client and then find no host either; every operation fails.
+  EXPECT_EQ(r.measured_errors(), 1000u);
+  EXPECT_GE(errors_of(r, ErrorKind::NoHostAvailable), 996u);
+}
+
+TEST(EngineFaults, PauseStallsTheNodeForItsDuration) {
+  const RunResult r = run_first(
+      build(cluster_doc(6, 16, 40000),
+            {"faults={\"events\": [{\"at_s\": 0.2, \"node\": \"n3\", \"kind\": \"pause\", \"duration_s\": 0.08}]}"}),
+      "ta");
+  EXPECT_GE(r.latency.max(), 75 * kMs);  // an operation caught by the whole pause
+  EXPECT_LT(r.latency.max(), 95 * kMs);
+  EXPECT_EQ(r.measured_errors(), 0u);
+}
+
+TEST(EngineFaults, SlowNodeIsBusierAndSpeculativeExecutionCutsTheTail) {
+  const std::vector<std::string> slow = {
+      "faults={\"events\": [{\"at_s\": 0, \"node\": \"n4\", \"kind\": \"slow\", \"factor\": 8, \"duration_s\": 1000}]}",
+      "workload.mix={\"read\": 1}", "client.threads=8"};
+  const RunResult plain = run_first(build(cluster_doc(6, 8, 20000), slow), "rr");
+  double others = 0;
+  for (std::size_t i = 0; i < plain.nodes.size(); ++i)
+    if (i != 3) others = std::max(others, plain.nodes[i].utilization);
+  EXPECT_GT(plain.nodes[3].utilization, 2 * others);
+
+  auto spec = slow;
+  spec.emplace_back("speculative={\"delay_ms\": 0.5, \"max_speculative\": 1}");
+  const RunResult fast = run_first(build(cluster_doc(6, 8, 20000), spec), "rr");
+  EXPECT_GT(fast.client.speculative, 0u);
+  EXPECT_LT(fast.latency.percentile(99), plain.latency.percentile(99) * 8 / 10);
+  EXPECT_EQ(fast.completed + fast.failed, fast.issued);
+}
+
+}  // namespace
+}  // namespace lbsim

@@ -1,0 +1,217 @@
+// Every scenario validation error: each case patches a valid scenario and expects a ConfigError
+// whose message names the JSON path (and, where there is a closed set, the valid values).
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <functional>
+
+#include "sim_test_util.hpp"
+
+namespace lbsim {
+namespace {
+
+using jsonin::Json;
+
+struct Case {
+  const char* name;
+  std::function<void(Json&)> patch;
+  std::vector<std::string> expect;  // substrings of the message
+};
+
+void set(Json& d, const std::string& a) { apply_set(d, a); }
+
+std::string write_trace(const std::string& name, const std::string& text) {
+  const std::string file = ::testing::TempDir() + name;
+  std::ofstream(file) << text;
+  return file;
+}
+
+Json two_dcs() {
+  Json d = testing::cluster_doc();
+  d["cluster"]["datacenters"] = Json::parse(R"([{"name": "dc1", "racks": 3, "nodes": 3}, {"name": "dc2", "racks": 3, "nodes": 3}])");
+  d["keyspace"] = Json::parse(R"({"class": "NetworkTopologyStrategy", "rf": {"dc1": 3}})");
+  return d;
+}
+
+const std::vector<Case>& cases() {
+  static const std::vector<Case> c = {
+      {"unknown top-level key", [](Json& d) { d["polices"] = Json::array(); }, {"polices"}},
+      {"missing workload", [](Json& d) { d.erase("workload"); }, {"/workload", "missing"}},
+      {"bad scenario name", [](Json& d) { set(d, "name=\"a/b\""); }, {"/name"}},
+      {"wrong type", [](Json& d) { set(d, "client.threads=\"many\""); }, {"/client/threads"}},
+      {"out of range", [](Json& d) { set(d, "client.threads=0"); }, {"/client/threads"}},
+      {"unknown client key", [](Json& d) { set(d, "client.thread=4"); }, {"/client", "thread"}},
+      {"unknown distribution", [](Json& d) { set(d, "cluster.service.read={\"dist\": \"gamma\"}"); },
+       {"/cluster/service/read/dist", "valid: constant, exponential, lognormal, empirical"}},
+      {"distribution of the wrong type", [](Json& d) { set(d, "network={\"same_dc\": \"fast\"}"); }, {"/network/same_dc"}},
+      {"negative duration", [](Json& d) { set(d, "network={\"same_dc\": -5}"); }, {"/network/same_dc"}},
+      {"lognormal p99 too far", [](Json& d) { set(d, "cluster.service.read={\"dist\": \"lognormal\", \"mean_us\": 100, \"p99_us\": 5000}"); },
+       {"/cluster/service/read/p99_us", "14.97"}},
+      {"lognormal p99 below mean", [](Json& d) { set(d, "cluster.service.read={\"dist\": \"lognormal\", \"mean_us\": 100, \"p99_us\": 50}"); },
+       {"/cluster/service/read/p99_us"}},
+      {"empirical not from 0", [](Json& d) { set(d, "cluster.service.read={\"dist\": \"empirical\", \"percentiles\": [[10, 5], [100, 9]]}"); },
+       {"/cluster/service/read/percentiles", "percentile 0"}},
+      {"empirical decreasing", [](Json& d) { set(d, "cluster.service.read={\"dist\": \"empirical\", \"percentiles\": [[0, 5], [50, 4], [100, 9]]}"); },
+       {"/cluster/service/read/percentiles/1"}},
+      {"unknown discipline", [](Json& d) { set(d, "cluster.discipline=fifo"); }, {"/cluster/discipline", "valid: per_shard, shared"}},
+      {"speed of unknown node", [](Json& d) { set(d, "cluster.speed={\"n99\": 2}"); }, {"/cluster/speed/n99"}},
+      {"shards disagree with sharding", [](Json& d) { set(d, "cluster.sharding={\"nr_shards\": 8}"); }, {"/cluster/shards", "nr_shards"}},
+      {"unknown client dc", [](Json& d) { set(d, "client.dc=dc9"); }, {"/client/dc", "valid: dc1"}},
+      {"unknown client rack", [](Json& d) { set(d, "client.rack=r9"); }, {"/client/rack", "valid: r1, r2, r3"}},
+      {"threads and rate", [](Json& d) { set(d, "client.rate_ops_s=100"); }, {"/client", "not both"}},
+      {"think with open loop",
+       [](Json& d) {
+         d["client"].erase("threads");
+         set(d, "client.rate_ops_s=100");
+         set(d, "client.think=5");
+       },
+       {"/client/think"}},
+      {"arrivals with closed loop", [](Json& d) { set(d, "client.arrivals=poisson"); }, {"/client/arrivals"}},
+      {"ops and duration", [](Json& d) { set(d, "workload.duration_s=5"); }, {"/workload", "not both"}},
+      {"warmup_s with ops", [](Json& d) { set(d, "workload.warmup_s=5"); }, {"/workload/warmup_s"}},
+      {"warmup_ops with duration",
+       [](Json& d) {
+         d["workload"].erase("ops");
+         set(d, "workload.duration_s=1");
+       },
+       {"/workload/warmup_ops"}},
+      {"zero mix", [](Json& d) { set(d, "workload.mix={\"read\": 0, \"write\": 0}"); }, {"/workload/mix"}},
+      {"unknown consistency", [](Json& d) { set(d, "workload.consistency={\"read\": \"LOCAL_TWO\"}"); },
+       {"/workload/consistency/read", "valid: ANY, ONE"}},
+      {"serial not modelled", [](Json& d) { set(d, "workload.consistency={\"write\": \"SERIAL\"}"); },
+       {"/workload/consistency/write", "not modelled"}},
+      {"ANY read", [](Json& d) { set(d, "workload.consistency={\"read\": \"ANY\"}"); }, {"/workload/consistency/read", "ANY"}},
+      {"CL above replica count", [](Json& d) { set(d, "keyspace.rf.dc1=2"); set(d, "workload.consistency={\"read\": \"THREE\"}"); },
+       {"/workload/consistency/read", "needs 3 replicas"}},
+      {"LOCAL_QUORUM without local replicas",
+       [](Json& d) {
+         d = two_dcs();
+         set(d, "client.dc=dc2");
+         set(d, "policies.0.policy.child.local_dc=dc2");
+         set(d, "policies.1.policy.local_dc=dc2");
+         set(d, "workload.consistency={\"read\": \"ONE\", \"write\": \"LOCAL_QUORUM\"}");
+       },
+       {"/workload/consistency/write", "client's datacenter 'dc2'"}},
+      {"EACH_QUORUM with SimpleStrategy",
+       [](Json& d) {
+         set(d, "keyspace={\"class\": \"SimpleStrategy\", \"rf\": 3}");
+         set(d, "workload.consistency={\"write\": \"EACH_QUORUM\"}");
+       },
+       {"/workload/consistency/write", "NetworkTopologyStrategy"}},
+      {"unknown key distribution", [](Json& d) { set(d, "workload.keys.distribution=pareto"); },
+       {"/workload/keys/distribution", "valid: uniform, gaussian, zipf, exponential, sequential, hotspot"}},
+      {"parameter of another distribution", [](Json& d) { set(d, "workload.keys.s=1.2"); }, {"/workload/keys/s"}},
+      {"zipf exponent out of range", [](Json& d) { set(d, "workload.keys={\"distribution\": \"zipf\", \"s\": 0}"); }, {"/workload/keys/s"}},
+      {"hotspot fraction out of range", [](Json& d) { set(d, "workload.keys={\"distribution\": \"hotspot\", \"hot_ops\": 1.5}"); },
+       {"/workload/keys/hot_ops"}},
+      {"unrouted fraction out of range", [](Json& d) { set(d, "workload.unrouted_fraction=1.5"); }, {"/workload/unrouted_fraction"}},
+      {"rows per partition 0", [](Json& d) { set(d, "workload.rows={\"per_partition\": 0}"); }, {"/workload/rows/per_partition"}},
+      {"missing trace file", [](Json& d) { set(d, "workload={\"trace\": {\"file\": \"/nonexistent/t.csv\"}}"); },
+       {"/workload/trace/file", "cannot open"}},
+      {"trace directory", [](Json& d) { set(d, "workload={\"trace\": {\"file\": \"/tmp\"}}"); }, {"/workload/trace/file", "directory"}},
+      {"trace bad row",
+       [](Json& d) {
+         d["workload"] = Json{{"trace", {{"file", write_trace("bad_row.csv", "0,read,00ff\n5,read\n")}}}};
+       },
+       {"bad_row.csv:2", "time_us,op,key_hex"}},
+      {"trace bad op",
+       [](Json& d) { d["workload"] = Json{{"trace", {{"file", write_trace("bad_op.csv", "0,scan,00ff\n")}}}}; },
+       {"bad_op.csv:1", "valid: read, write"}},
+      {"trace unsorted",
+       [](Json& d) { d["workload"] = Json{{"trace", {{"file", write_trace("unsorted.csv", "10,read,00ff\n5,write,01\n")}}}}; },
+       {"unsorted.csv:2", "must not decrease"}},
+      {"trace negative time",
+       [](Json& d) { d["workload"] = Json{{"trace", {{"file", write_trace("neg.csv", "-1,read,00ff\n")}}}}; }, {"neg.csv:1", ">= 0"}},
+      {"trace bad hex",
+       [](Json& d) { d["workload"] = Json{{"trace", {{"file", write_trace("hex.csv", "1,read,0g\n")}}}}; }, {"hex.csv:1", "hex"}},
+      {"trace empty", [](Json& d) { d["workload"] = Json{{"trace", {{"file", write_trace("empty.csv", "")}}}}; }, {"empty"}},
+      {"trace with mix",
+       [](Json& d) {
+         d["workload"] = Json{{"trace", {{"file", write_trace("ok.csv", "1,read,00ff\n")}}}, {"mix", {{"read", 1}}}};
+       },
+       {"/workload/trace", "remove"}},
+      {"timeout out of range", [](Json& d) { set(d, "timeouts={\"read_ms\": -1}"); }, {"/timeouts/read_ms"}},
+      {"unknown retry policy", [](Json& d) { set(d, "retry={\"policy\": \"always\"}"); }, {"/retry/policy", "valid: default, never"}},
+      {"speculative max 0", [](Json& d) { set(d, "speculative={\"max_speculative\": 0}"); }, {"/speculative/max_speculative"}},
+      {"fault on unknown node", [](Json& d) { set(d, "faults={\"events\": [{\"at_s\": 1, \"node\": \"x\", \"kind\": \"down\"}]}"); },
+       {"/faults/events/0/node", "valid: n1"}},
+      {"slow fault without duration",
+       [](Json& d) { set(d, "faults={\"events\": [{\"at_s\": 1, \"node\": \"n1\", \"kind\": \"slow\", \"factor\": 2}]}"); },
+       {"/faults/events/0/duration_s"}},
+      {"unknown fault kind", [](Json& d) { set(d, "faults={\"events\": [{\"at_s\": 1, \"node\": \"n1\", \"kind\": \"crash\"}]}"); },
+       {"/faults/events/0/kind", "valid: down, up, slow, pause"}},
+      {"factor on a down fault",
+       [](Json& d) { set(d, "faults={\"events\": [{\"at_s\": 1, \"node\": \"n1\", \"kind\": \"down\", \"factor\": 2}]}"); },
+       {"/faults/events/0/factor"}},
+      {"unknown dc in a dc pair", [](Json& d) { set(d, "network={\"dc_pairs\": [{\"dcs\": [\"dc1\", \"dc7\"], \"latency\": 100}]}"); },
+       {"/network/dc_pairs/0/dcs/1", "valid: dc1"}},
+      {"timeline interval 0", [](Json& d) { set(d, "report={\"timeline_interval_s\": 0}"); }, {"/report/timeline_interval_s"}},
+      {"no policies", [](Json& d) { set(d, "policies=[]"); }, {"/policies"}},
+      {"duplicate policy name", [](Json& d) { set(d, "policies.1.name=ta"); }, {"/policies/1/name", "duplicate"}},
+      {"policy name with a space", [](Json& d) { set(d, "policies.1.name=\"a b\""); }, {"/policies/1/name"}},
+      {"unknown policy type", [](Json& d) { set(d, "policies.1.policy={\"type\": \"Random\"}"); }, {"/policies/1/policy", "valid:"}},
+      {"policy local dc that does not exist", [](Json& d) { set(d, "policies.0.policy.child.local_dc=dc3"); },
+       {"/policies/0/policy/child/local_dc", "valid: dc1"}},
+  };
+  return c;
+}
+
+TEST(ScenarioValidation, TheBaseScenarioIsValid) {
+  EXPECT_NO_THROW(testing::build(testing::cluster_doc()));
+  EXPECT_NO_THROW(testing::build(two_dcs(), {"workload.consistency={\"write\": \"LOCAL_QUORUM\", \"read\": \"LOCAL_ONE\"}"}));
+}
+
+TEST(ScenarioValidation, EveryErrorNamesThePathAndTheValidValues) {
+  for (const Case& c : cases()) {
+    Json d = testing::cluster_doc();
+    try {
+      c.patch(d);
+      (void)scenario_from_json(d, "test", ".");
+      ADD_FAILURE() << c.name << ": no error";
+    } catch (const ConfigError& e) {
+      for (const auto& s : c.expect)
+        EXPECT_NE(std::string(e.what()).find(s), std::string::npos) << c.name << ": '" << e.what() << "' lacks '" << s << "'";
+    }
+  }
+}
+
+TEST(ScenarioValidation, SetRejectsPathsThatDoNotExist) {
+  Json d = testing::cluster_doc();
+  EXPECT_THROW(apply_set(d, "clientt.threads=3"), ConfigError);
+  EXPECT_THROW(apply_set(d, "policies.7.name=x"), ConfigError);
+  EXPECT_THROW(apply_set(d, "threads"), ConfigError);
+  apply_set(d, "/client/threads=3");
+  EXPECT_EQ(d["client"]["threads"], 3);
+  apply_set(d, "client.dc=dc1");
+  EXPECT_EQ(d["client"]["dc"], "dc1");
+}
+
+TEST(ScenarioValidation, FileErrorsNameTheFile) {
+  try {
+    (void)load_scenario("/nonexistent/scenario.json");
+    ADD_FAILURE();
+  } catch (const ConfigError& e) {
+    EXPECT_NE(std::string(e.what()).find("/nonexistent/scenario.json"), std::string::npos);
+  }
+  const std::string file = ::testing::TempDir() + "bad_scenario.json";
+  Json d = testing::cluster_doc();
+  d["client"]["threads"] = -1;
+  std::ofstream(file) << d.dump();
+  try {
+    (void)load_scenario(file);
+    ADD_FAILURE();
+  } catch (const ConfigError& e) {
+    EXPECT_NE(std::string(e.what()).find(file + ":/client/threads"), std::string::npos) << e.what();
+  }
+}
+
+TEST(ScenarioValidation, ShippedScenariosAreValid) {
+  for (const auto& entry : std::filesystem::directory_iterator(std::string(LBSIM_SOURCE_DIR) + "/configs")) {
+    if (entry.path().extension() != ".json") continue;
+    EXPECT_NO_THROW((void)load_scenario(entry.path().string())) << entry.path();
+  }
+}
+
+}  // namespace
+}  // namespace lbsim
