@@ -1,0 +1,57 @@
+// The analytic load model: from the ring (range sizes and replicas), the key distribution (each
+// range's weight) and a policy's routing probabilities, each node's expected share of coordinator
+// requests and of replica reads and writes, and the throughput at which the busiest node
+// saturates. Eigen sparse matrices: routing is ranges x nodes.
+//
+// Assumptions, stated so a gap with the simulation can be read correctly:
+// - the down set is static and known to driver and coordinators from the start;
+// - one attempt per operation (no retries, no speculative executions, no timeouts);
+// - replica targets follow sim/cluster/coordination.hpp exactly as the simulator does;
+// - the saturation bound is per node (shards x speed / mean work per op); with the per_shard
+//   discipline, uneven shard load can saturate a shard earlier.
+#pragma once
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <Eigen/Core>
+
+#include "sim/analysis/routing.hpp"
+#include "sim/cluster/consistency.hpp"
+#include "sim/workload/key_dist.hpp"
+
+namespace lbsim {
+
+struct LoadModelInput {
+  const TokenRing* ring = nullptr;
+  std::vector<double> range_weight;  // sums to 1 (range_weights())
+  double unrouted_fraction = 0;
+  double read_fraction = 0;
+  ConsistencyLevel read_cl = ConsistencyLevel::LocalOne;
+  ConsistencyLevel write_cl = ConsistencyLevel::LocalOne;
+  std::vector<bool> down;  // per node
+  // Mean work per operation, seconds, and node capacity (parallel servers x speed).
+  double coordinator_s = 0, read_s = 0, write_s = 0;
+  std::vector<double> capacity;  // per node: shards x speed
+};
+
+struct NodeLoad {
+  double coordinator = 0;     // P(node coordinates an operation)
+  double replica_reads = 0;   // expected replica reads per operation
+  double replica_writes = 0;  // expected replica writes per operation
+  double busy_s = 0;          // expected busy seconds per operation
+};
+
+struct LoadModel {
+  bool modelled = false;
+  std::string reason;  // when not modelled
+  std::vector<NodeLoad> nodes;
+  double unavailable = 0;     // fraction of operations with too few live replicas
+  double no_host = 0;         // fraction of operations with an empty plan
+  double saturation_ops_s = 0;  // throughput bound set by the busiest node
+  std::optional<NodeId> bottleneck;
+};
+
+LoadModel analyze_load(const LoadModelInput& in, const jsonin::Json& policy_spec);
+
+}  // namespace lbsim

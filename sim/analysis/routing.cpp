@@ -1,0 +1,165 @@
+#include "sim/analysis/routing.hpp"
+
+#include <algorithm>
+
+namespace lbsim {
+
+using jsonin::Json;
+
+namespace {
+
+std::uint32_t dc_of(const Json& spec, const Topology& topo) {
+  if (spec.contains("local_dc")) return *topo.dc_index(spec["local_dc"].get<std::string>());
+  return topo.node_dc[0];  // the driver's default: the DC of the first contact point
+}
+
+std::optional<RoutingSpec> child_spec(const Json& child, const Topology& topo, RoutingSpec base, std::string& why) {
+  const std::string type = child.value("type", "");
+  if (type == "RoundRobin") {
+    base.child = RoutingSpec::Child::RoundRobin;
+    return base;
+  }
+  if (type == "DCAwareRoundRobin" || type == "RackAwareRoundRobin") {
+    base.child = type == "DCAwareRoundRobin" ? RoutingSpec::Child::DcAware : RoutingSpec::Child::RackAware;
+    base.local_dc = dc_of(child, topo);
+    base.used_hosts_per_remote_dc = child.value("used_hosts_per_remote_dc", 0);
+    base.allow_remote_dcs_for_local_cl = child.value("allow_remote_dcs_for_local_cl", false);
+    if (base.child == RoutingSpec::Child::RackAware) {
+      // The driver compares rack names; the default is the rack of the first host, whatever its DC.
+      base.local_rack = child.contains("local_rack") ? child["local_rack"].get<std::string>()
+                                                     : topo.racks[topo.node_rack[0]];
+      base.remote_racks_local = child.value("remote_rack_distance", std::string("LOCAL")) == "LOCAL";
+    }
+    return base;
+  }
+  why = "child policy " + type + " is not modelled";
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::optional<RoutingSpec> routing_spec(const Json& spec, const Topology& topo, std::string& why) {
+  const std::string type = spec.value("type", "");
+  RoutingSpec s;
+  if (type == "TokenAware") {
+    s.token_aware = true;
+    const std::string o = spec.value("ordering", std::string("RANDOM"));
+    s.ordering = o == "TOPOLOGICAL" ? RoutingSpec::Ordering::Topological
+                 : o == "NEUTRAL"   ? RoutingSpec::Ordering::Neutral
+                                    : RoutingSpec::Ordering::Random;
+    return child_spec(spec["child"], topo, s, why);
+  }
+  if (type == "Basic4x") {
+    // Local replicas shuffled first, then the other local nodes rotated: coordinator-wise the
+    // same as TokenAware RANDOM over DC-aware with no remote hosts.
+    s.token_aware = true;
+    s.ordering = RoutingSpec::Ordering::Random;
+    s.child = RoutingSpec::Child::DcAware;
+    s.local_dc = dc_of(spec, topo);
+    return s;
+  }
+  if (type == "RoundRobin" || type == "DCAwareRoundRobin" || type == "RackAwareRoundRobin")
+    return child_spec(spec, topo, s, why);
+  why = type + " is adaptive (its choices depend on feedback): not modelled";
+  return std::nullopt;
+}
+
+Routing coordinator_routing(const TokenRing& ring, const RoutingSpec& spec, const std::vector<bool>& down,
+                            bool dc_local_cl) {
+  const Topology& topo = ring.topology();
+  const std::size_t n = topo.size();
+  // The child's plan as a sequence of host lists, each rotated from a uniform start; and distance.
+  std::vector<std::vector<NodeId>> lists;
+  std::vector<bool> local(n, false);
+  auto live = [&](auto pred) {
+    std::vector<NodeId> v;
+    for (NodeId h = 0; h < n; ++h)
+      if (!down[h] && pred(h)) v.push_back(h);
+    return v;
+  };
+  switch (spec.child) {
+    case RoutingSpec::Child::RoundRobin:
+      lists.push_back(live([](NodeId) { return true; }));
+      std::fill(local.begin(), local.end(), true);
+      break;
+    case RoutingSpec::Child::DcAware:
+    case RoutingSpec::Child::RackAware: {
+      const bool rack = spec.child == RoutingSpec::Child::RackAware;
+      auto in_dc = [&](NodeId h) { return topo.node_dc[h] == spec.local_dc; };
+      auto in_rack = [&](NodeId h) { return topo.racks[topo.node_rack[h]] == spec.local_rack; };
+      if (rack) {
+        lists.push_back(live([&](NodeId h) { return in_dc(h) && in_rack(h); }));
+        lists.push_back(live([&](NodeId h) { return in_dc(h) && !in_rack(h); }));
+      } else {
+        lists.push_back(live(in_dc));
+      }
+      for (NodeId h = 0; h < n; ++h)
+        local[h] = in_dc(h) && (!rack || spec.remote_racks_local || in_rack(h));
+      if (!dc_local_cl || spec.allow_remote_dcs_for_local_cl) {
+        for (std::uint32_t d = 0; d < topo.dcs.size(); ++d) {
+          if (d == spec.local_dc) continue;
+          auto hosts = live([&](NodeId h) { return topo.node_dc[h] == d; });
+          hosts.resize(std::min<std::size_t>(hosts.size(), static_cast<std::size_t>(std::max(0, spec.used_hosts_per_remote_dc))));
+          lists.push_back(std::move(hosts));
+        }
+      }
+      break;
+    }
+  }
+
+  Routing out;
+  out.unrouted = Eigen::VectorXd::Zero(static_cast<Eigen::Index>(n));
+  const std::vector<NodeId>* first = nullptr;
+  for (const auto& l : lists)
+    if (!l.empty()) {
+      first = &l;
+      break;
+    }
+  if (first)
+    for (NodeId h : *first) out.unrouted[h] += 1.0 / static_cast<double>(first->size());
+
+  std::vector<Eigen::Triplet<double>> trip;
+  std::vector<NodeId> lr;
+  std::size_t empty = 0;
+  for (std::size_t r = 0; r < ring.size(); ++r) {
+    const auto row = static_cast<int>(r);
+    lr.clear();
+    if (spec.token_aware)
+      for (NodeId h : ring.replicas_at(r, ReplicaOrder::Driver))
+        if (!down[h] && local[h]) lr.push_back(h);
+    if (lr.empty()) {
+      if (!first) ++empty;
+      for (NodeId h = 0; h < n; ++h)
+        if (out.unrouted[h] > 0) trip.emplace_back(row, static_cast<int>(h), out.unrouted[h]);
+      continue;
+    }
+    switch (spec.ordering) {
+      case RoutingSpec::Ordering::Topological: trip.emplace_back(row, static_cast<int>(lr[0]), 1.0); break;
+      case RoutingSpec::Ordering::Random:
+        for (NodeId h : lr) trip.emplace_back(row, static_cast<int>(h), 1.0 / static_cast<double>(lr.size()));
+        break;
+      case RoutingSpec::Ordering::Neutral: {
+        for (const auto& l : lists) {
+          std::vector<std::size_t> pos;
+          for (std::size_t i = 0; i < l.size(); ++i)
+            if (std::find(lr.begin(), lr.end(), l[i]) != lr.end()) pos.push_back(i);
+          if (pos.empty()) continue;
+          const double m = static_cast<double>(l.size());
+          for (std::size_t k = 0; k < pos.size(); ++k) {
+            const std::size_t prev = pos[(k + pos.size() - 1) % pos.size()];
+            const std::size_t gap = pos.size() == 1 ? l.size() : (pos[k] + l.size() - prev) % l.size();
+            trip.emplace_back(row, static_cast<int>(l[pos[k]]), static_cast<double>(gap) / m);
+          }
+          break;
+        }
+        break;
+      }
+    }
+  }
+  out.routed.resize(static_cast<Eigen::Index>(ring.size()), static_cast<Eigen::Index>(n));
+  out.routed.setFromTriplets(trip.begin(), trip.end());
+  out.no_host = ring.size() ? static_cast<double>(empty) / static_cast<double>(ring.size()) : 0.0;
+  return out;
+}
+
+}  // namespace lbsim

@@ -1,0 +1,30 @@
+// The analytic load model applied to a scenario: one LoadModel per policy, with the scenario's
+// ring, key distribution, read/write mix and consistency levels, unrouted fraction, node service
+// times and capacities (shards x speed). Faults, retries and traces are not modelled: the result
+// says so in `notes`.
+#pragma once
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "sim/analysis/load_model.hpp"
+#include "sim/config/scenario.hpp"
+
+namespace lbsim {
+
+struct PolicyModel {
+  std::string name;
+  LoadModel model;
+};
+
+struct ScenarioModel {
+  std::vector<PolicyModel> policies;
+  std::vector<std::string> notes;
+};
+
+ScenarioModel analyze_scenario(const Scenario& sc);
+nlohmann::ordered_json scenario_model_json(const Scenario& sc, const ScenarioModel& m);
+std::string scenario_model_text(const Scenario& sc, const ScenarioModel& m);
+
+}  // namespace lbsim

@@ -1,0 +1,41 @@
+// `lbsim compare REPORT_OR_DIR... [--baseline NAME] [--format text|md|csv|json] [--force]`
+#include <iostream>
+
+#include "sim/cli/command.hpp"
+#include "sim/core/error.hpp"
+#include "sim/report/compare.hpp"
+
+namespace lbsim::cli {
+namespace {
+
+int run_compare(const std::vector<std::string>& args) {
+  po::options_description opts("options");
+  opts.add_options()("inputs", po::value<std::vector<std::string>>()->required(), "report files or folders of reports")(
+      "baseline", po::value<std::string>()->default_value(""), "policy the ratios refer to (default: the first)")(
+      "format", po::value<std::string>()->default_value("text"), "text | md | csv | json")(
+      "force", po::bool_switch(), "compare reports of different scenarios or schema versions anyway");
+  po::positional_options_description pos;
+  pos.add("inputs", -1);
+  po::variables_map vm;
+  if (!parse_options("compare", "REPORT_OR_DIR... [--baseline NAME] [--format text|md|csv|json] [--force]", args,
+                     opts, pos, vm))
+    return 0;
+  CompareOptions o;
+  const std::string f = vm["format"].as<std::string>();
+  if (f == "text") o.format = CompareFormat::Text;
+  else if (f == "md") o.format = CompareFormat::Markdown;
+  else if (f == "csv") o.format = CompareFormat::Csv;
+  else if (f == "json") o.format = CompareFormat::Json;
+  else throw ConfigError("--format", "unknown format '" + f + "'; valid: text, md, csv, json");
+  o.baseline = vm["baseline"].as<std::string>();
+  o.force = vm["force"].as<bool>();
+  const auto reports = load_reports(vm["inputs"].as<std::vector<std::string>>());
+  std::cout << render_comparison(compare_reports(reports, o), o.format);
+  return 0;
+}
+
+}  // namespace
+
+LBSIM_REGISTER_COMMAND("compare", "one table of headline metrics per policy, with ratios, 95% CIs and Welch tests", run_compare)
+
+}  // namespace lbsim::cli

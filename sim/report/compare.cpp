@@ -1,0 +1,219 @@
+#include "sim/report/compare.hpp"
+
+#include <algorithm>
+#include <filesystem>
+#include <map>
+#include <set>
+
+#include <fmt/format.h>
+
+#include "sim/core/json_reader.hpp"
+
+namespace lbsim {
+
+namespace fs = std::filesystem;
+using Json = nlohmann::json;
+
+namespace {
+constexpr const char* kSchema = "lbsim.report/1";
+}
+
+const std::vector<Metric>& compare_metrics() {
+  static const std::vector<Metric> m{
+      {"throughput", "/throughput_ops_s", "op/s", true},
+      {"latency mean", "/latency_ms/mean", "ms", false},
+      {"latency p50", "/latency_ms/p50", "ms", false},
+      {"latency p95", "/latency_ms/p95", "ms", false},
+      {"latency p99", "/latency_ms/p99", "ms", false},
+      {"latency p99.9", "/latency_ms/p999", "ms", false},
+      {"latency max", "/latency_ms/max", "ms", false},
+      {"errors", "/errors/total", "ops", false},
+      {"coordinator max/mean", "/imbalance/coordinator/max_over_mean", "", false},
+      {"coordinator CoV", "/imbalance/coordinator/cov", "", false},
+      {"coordinator Gini", "/imbalance/coordinator/gini", "", false},
+      {"replica max/mean", "/imbalance/replica/max_over_mean", "", false},
+      {"replica CoV", "/imbalance/replica/cov", "", false},
+      {"replica Gini", "/imbalance/replica/gini", "", false},
+  };
+  return m;
+}
+
+std::vector<Json> load_reports(const std::vector<std::string>& inputs) {
+  std::vector<Json> out;
+  auto is_report = [](const Json& j) { return j.is_object() && j.contains("schema") && j.contains("policy"); };
+  for (const auto& in : inputs) {
+    std::error_code ec;
+    if (fs::is_directory(in, ec)) {
+      std::vector<fs::path> files;
+      for (const auto& e : fs::recursive_directory_iterator(in))
+        if (e.is_regular_file() && e.path().extension() == ".json") files.push_back(e.path());
+      std::sort(files.begin(), files.end());
+      for (const auto& f : files) {
+        Json j;
+        try {
+          j = jsonin::load_file(f.string());
+        } catch (const ConfigError&) {
+          continue;  // not JSON: not a report
+        }
+        if (is_report(j)) out.push_back(std::move(j));
+      }
+    } else {
+      Json j = jsonin::load_file(in);
+      if (!is_report(j)) throw ConfigError(in, "not an lbsim report (no \"schema\"/\"policy\" fields)");
+      out.push_back(std::move(j));
+    }
+  }
+  if (out.empty()) throw ConfigError(inputs.empty() ? "" : inputs.front(), "no lbsim reports found");
+  return out;
+}
+
+Comparison compare_reports(const std::vector<Json>& reports, const CompareOptions& opts) {
+  Comparison c;
+  // Scenario and schema checks.
+  std::set<std::string> schemas, scenarios;
+  for (const auto& r : reports) {
+    schemas.insert(r.value("schema", std::string("?")));
+    const auto& s = r.contains("scenario") ? r["scenario"] : Json();
+    scenarios.insert(s.is_object() ? s.value("name", std::string("?")) + " (" + s.value("hash", std::string("?")) + ")"
+                                   : std::string("?"));
+  }
+  auto problem = [&](const std::string& what) {
+    if (!opts.force) throw ConfigError("lbsim compare", what + "; use --force to compare anyway");
+    c.warnings.push_back(what);
+  };
+  if (schemas.size() > 1 || *schemas.begin() != kSchema)
+    problem(fmt::format("reports have schema(s) {}, expected only {}", fmt::join(schemas, ", "), kSchema));
+  if (scenarios.size() > 1) problem(fmt::format("reports come from different scenarios: {}", fmt::join(scenarios, ", ")));
+  c.scenario = *scenarios.begin();
+
+  // Group by policy, in order of first appearance; one report per (policy, seed).
+  std::map<std::string, std::vector<const Json*>> by_policy;
+  std::set<std::pair<std::string, std::string>> seen;
+  for (const auto& r : reports) {
+    const std::string name = r["policy"].value("name", std::string("?"));
+    const std::string seed = r.contains("seed") ? r["seed"].dump() : "?";
+    if (!seen.insert({name, seed}).second)
+      problem(fmt::format("two reports for policy '{}' with seed {}", name, seed));
+    if (!by_policy.count(name)) c.policies.push_back(name);
+    by_policy[name].push_back(&r);
+  }
+  c.baseline = opts.baseline.empty() ? c.policies.front() : opts.baseline;
+  const auto base_it = std::find(c.policies.begin(), c.policies.end(), c.baseline);
+  if (base_it == c.policies.end())
+    throw ConfigError("--baseline", fmt::format("no policy named '{}'; valid: {}", c.baseline, fmt::join(c.policies, ", ")));
+  std::rotate(c.policies.begin(), base_it, base_it + 1);  // baseline first
+  for (const auto& p : c.policies) c.replicates.push_back(by_policy[p].size());
+
+  for (const auto& m : compare_metrics()) {
+    std::vector<Cell> row;
+    for (const auto& p : c.policies) {
+      std::vector<double> v;
+      for (const Json* r : by_policy[p]) {
+        const Json::json_pointer ptr(m.pointer);
+        v.push_back(r->contains(ptr) && (*r)[ptr].is_number() ? (*r)[ptr].get<double>() : 0.0);
+      }
+      Cell cell;
+      cell.value = estimate(v);
+      row.push_back(cell);
+    }
+    for (auto& cell : row) {
+      const Estimate& b = row.front().value;
+      cell.ratio = b.mean != 0 ? cell.value.mean / b.mean : 0.0;
+      cell.p_value = welch_p_value(cell.value, b);
+      cell.significant = &cell != &row.front() && cell.p_value < 0.05;
+    }
+    c.cells.push_back(std::move(row));
+  }
+  return c;
+}
+
+namespace {
+
+std::string number(double v) {
+  const double a = std::fabs(v);
+  if (a >= 1000) return fmt::format("{:.0f}", v);
+  if (a >= 10) return fmt::format("{:.1f}", v);
+  if (a >= 1) return fmt::format("{:.2f}", v);
+  return fmt::format("{:.3f}", v);
+}
+
+std::string cell_text(const Cell& c, bool baseline) {
+  std::string s = number(c.value.mean);
+  if (c.value.n >= 2) s += " ± " + number(c.value.half_width);
+  if (!baseline) s += fmt::format(" ({:.3f}{})", c.ratio, c.significant ? "*" : "");
+  return s;
+}
+
+}  // namespace
+
+std::string render_comparison(const Comparison& c, CompareFormat format) {
+  const auto& metrics = compare_metrics();
+  std::string out;
+  if (format == CompareFormat::Json) {
+    nlohmann::ordered_json j;
+    j["scenario"] = c.scenario;
+    j["baseline"] = c.baseline;
+    j["policies"] = c.policies;
+    j["replicates"] = c.replicates;
+    nlohmann::ordered_json rows = nlohmann::ordered_json::array();
+    for (std::size_t m = 0; m < metrics.size(); ++m) {
+      nlohmann::ordered_json row{{"metric", metrics[m].name}, {"unit", metrics[m].unit}};
+      nlohmann::ordered_json vals = nlohmann::ordered_json::object();
+      for (std::size_t p = 0; p < c.policies.size(); ++p) {
+        const Cell& x = c.cells[m][p];
+        vals[c.policies[p]] = {{"mean", x.value.mean}, {"ci95", x.value.half_width}, {"n", x.value.n},
+                               {"ratio", x.ratio},     {"p_value", x.p_value},       {"significant", x.significant}};
+      }
+      row["values"] = vals;
+      rows.push_back(row);
+    }
+    j["rows"] = rows;
+    j["warnings"] = c.warnings;
+    return j.dump(1) + "\n";
+  }
+  if (format == CompareFormat::Csv) {
+    out = "metric,unit,policy,n,mean,ci95,ratio,p_value,significant\n";
+    for (std::size_t m = 0; m < metrics.size(); ++m)
+      for (std::size_t p = 0; p < c.policies.size(); ++p) {
+        const Cell& x = c.cells[m][p];
+        out += fmt::format("{},{},{},{},{},{},{},{},{}\n", metrics[m].name, metrics[m].unit, c.policies[p], x.value.n,
+                           x.value.mean, x.value.half_width, x.ratio, x.p_value, x.significant ? 1 : 0);
+      }
+    return out;
+  }
+  // Text and Markdown share the layout.
+  std::vector<std::vector<std::string>> grid;
+  std::vector<std::string> head{"metric"};
+  for (std::size_t p = 0; p < c.policies.size(); ++p)
+    head.push_back(c.policies[p] + (p == 0 ? " (baseline)" : "") +
+                   (c.replicates[p] > 1 ? fmt::format(" n={}", c.replicates[p]) : ""));
+  grid.push_back(head);
+  for (std::size_t m = 0; m < metrics.size(); ++m) {
+    std::vector<std::string> row{metrics[m].name + (metrics[m].unit.empty() ? "" : " (" + metrics[m].unit + ")")};
+    for (std::size_t p = 0; p < c.policies.size(); ++p) row.push_back(cell_text(c.cells[m][p], p == 0));
+    grid.push_back(row);
+  }
+  std::vector<std::size_t> width(head.size(), 0);
+  for (const auto& row : grid)
+    for (std::size_t i = 0; i < row.size(); ++i) width[i] = std::max(width[i], row[i].size());
+  const bool md = format == CompareFormat::Markdown;
+  out += fmt::format("Scenario: {}\n\n", c.scenario);
+  for (std::size_t r = 0; r < grid.size(); ++r) {
+    std::string line = md ? "|" : "";
+    for (std::size_t i = 0; i < grid[r].size(); ++i)
+      line += md ? " " + grid[r][i] + " |" : fmt::format("{:<{}}  ", grid[r][i], width[i]);
+    while (!line.empty() && line.back() == ' ') line.pop_back();
+    out += line + "\n";
+    if (md && r == 0) {
+      out += "|";
+      for (std::size_t i = 0; i < grid[r].size(); ++i) out += " --- |";
+      out += "\n";
+    }
+  }
+  out += "\n(ratio to the baseline in parentheses; * = significant, Welch's t-test p < 0.05";
+  out += "; ± = 95% confidence interval, Student t)\n";
+  for (const auto& w : c.warnings) out += "warning: " + w + "\n";
+  return out;
+}
+
+}  // namespace lbsim

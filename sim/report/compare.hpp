@@ -1,0 +1,55 @@
+// `lbsim compare`: one table of headline metrics, one column per policy, each value with its
+// ratio to a baseline policy. Several reports of one policy (replicate seeds) become mean ± 95%
+// CI (Student t), and a difference from the baseline is marked significant only when Welch's
+// t-test gives p < 0.05. Reports of different scenarios (name or content hash) or schema versions
+// are refused unless `force`: comparing them by mistake is easy and misleading.
+#pragma once
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "sim/metrics/replicates.hpp"
+
+namespace lbsim {
+
+enum class CompareFormat { Text, Markdown, Csv, Json };
+
+struct CompareOptions {
+  std::string baseline;  // policy name; default: the first policy met
+  CompareFormat format = CompareFormat::Text;
+  bool force = false;
+};
+
+struct Metric {
+  std::string name;     // "latency p99"
+  std::string pointer;  // JSON pointer into a report, "/latency_ms/p99"
+  std::string unit;
+  bool higher_is_better;
+};
+const std::vector<Metric>& compare_metrics();
+
+struct Cell {
+  Estimate value;
+  double ratio = 0;    // mean / baseline mean (0 when the baseline mean is 0)
+  double p_value = 1;  // Welch, against the baseline
+  bool significant = false;
+};
+
+struct Comparison {
+  std::string scenario;
+  std::string baseline;
+  std::vector<std::string> policies;            // column order
+  std::vector<std::size_t> replicates;          // per policy
+  std::vector<std::vector<Cell>> cells;         // [metric][policy]
+  std::vector<std::string> warnings;
+};
+
+// Report files, or folders searched recursively for *.json documents with schema lbsim.report/1
+// (other JSON files in folders are skipped; a named file must be a report). ConfigError on
+// unreadable input or when nothing is found.
+std::vector<nlohmann::json> load_reports(const std::vector<std::string>& inputs);
+Comparison compare_reports(const std::vector<nlohmann::json>& reports, const CompareOptions& opts);
+std::string render_comparison(const Comparison& c, CompareFormat format);
+
+}  // namespace lbsim

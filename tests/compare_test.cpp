@@ -1,0 +1,96 @@
+// `lbsim compare`: replicate statistics (Student-t CI, Welch's test), ratios to the baseline and
+// the refusal to mix scenarios or schemas.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "sim/core/error.hpp"
+#include "sim/metrics/replicates.hpp"
+#include "sim/report/compare.hpp"
+
+namespace lbsim {
+namespace {
+
+nlohmann::json report(const std::string& policy, int seed, double throughput, double p99,
+                      const std::string& scenario = "s", const std::string& hash = "h") {
+  return {{"schema", "lbsim.report/1"},
+          {"scenario", {{"name", scenario}, {"hash", hash}}},
+          {"policy", {{"name", policy}}},
+          {"seed", seed},
+          {"throughput_ops_s", throughput},
+          {"latency_ms", {{"mean", 1.0}, {"p50", 1.0}, {"p95", 2.0}, {"p99", p99}, {"p999", 5.0}, {"max", 9.0}}},
+          {"errors", {{"total", 0}}},
+          {"imbalance",
+           {{"coordinator", {{"max_over_mean", 1.1}, {"cov", 0.05}, {"gini", 0.02}}},
+            {"replica", {{"max_over_mean", 1.2}, {"cov", 0.06}, {"gini", 0.03}}}}}};
+}
+
+TEST(Replicates, ConfidenceIntervalUsesStudentT) {
+  const std::vector<double> v{10, 12, 11, 13, 9};
+  const Estimate e = estimate(v);
+  EXPECT_DOUBLE_EQ(e.mean, 11.0);
+  EXPECT_NEAR(e.sd, std::sqrt(2.5), 1e-12);
+  EXPECT_NEAR(e.half_width, 2.776445105 * std::sqrt(2.5) / std::sqrt(5.0), 1e-8);  // t(0.975, 4)
+  EXPECT_EQ(estimate(std::vector<double>{4.0}).half_width, 0.0);
+}
+
+TEST(Replicates, WelchTestSeparatesClearDifferencesOnly) {
+  const Estimate a = estimate(std::vector<double>{100, 101, 99, 100, 100});
+  const Estimate b = estimate(std::vector<double>{110, 111, 109, 110, 110});
+  const Estimate c = estimate(std::vector<double>{100.5, 99.2, 101.1, 99.9, 100.3});
+  EXPECT_LT(welch_p_value(a, b), 1e-6);
+  EXPECT_GT(welch_p_value(a, c), 0.3);
+  // Textbook value: t = -1.0 with df = 8 gives p = 0.3466.
+  const Estimate d = estimate(std::vector<double>{1, 2, 3, 4, 5});
+  const Estimate e = estimate(std::vector<double>{2, 3, 4, 5, 6});
+  EXPECT_NEAR(welch_p_value(d, e), 0.3466, 1e-3);
+}
+
+TEST(Compare, RatiosAndSignificanceAgainstTheBaseline) {
+  std::vector<nlohmann::json> r;
+  for (int s = 0; s < 5; ++s) {
+    r.push_back(report("shared", s, 26000 + 100 * s, 2.5));
+    r.push_back(report("thread_local", s, 28200 + 100 * s, 2.2 + 0.01 * s));
+    r.push_back(report("same", s, 26000 + 100 * (4 - s), 2.5));
+  }
+  CompareOptions o;
+  o.baseline = "shared";
+  const Comparison c = compare_reports(r, o);
+  ASSERT_EQ(c.policies, (std::vector<std::string>{"shared", "thread_local", "same"}));
+  EXPECT_EQ(c.replicates, (std::vector<std::size_t>{5, 5, 5}));
+  const auto& tp = c.cells[0];  // throughput
+  EXPECT_NEAR(tp[1].ratio, 28400.0 / 26200.0, 1e-12);
+  EXPECT_TRUE(tp[1].significant);
+  EXPECT_NEAR(tp[2].ratio, 1.0, 1e-12);
+  EXPECT_FALSE(tp[2].significant);
+  EXPECT_FALSE(tp[0].significant);
+  const std::string text = render_comparison(c, CompareFormat::Text);
+  EXPECT_NE(text.find("shared (baseline) n=5"), std::string::npos) << text;
+  EXPECT_NE(text.find("(1.084*)"), std::string::npos) << text;
+  const std::string csv = render_comparison(c, CompareFormat::Csv);
+  EXPECT_NE(csv.find("throughput,op/s,thread_local,5,28400,"), std::string::npos) << csv;
+}
+
+TEST(Compare, RefusesDifferentScenariosUnlessForced) {
+  const std::vector<nlohmann::json> r{report("a", 1, 100, 1, "s1"), report("b", 1, 100, 1, "s2")};
+  CompareOptions o;
+  try {
+    compare_reports(r, o);
+    FAIL() << "mixing scenarios must be refused";
+  } catch (const ConfigError& e) {
+    EXPECT_NE(std::string(e.what()).find("different scenarios"), std::string::npos);
+    EXPECT_NE(std::string(e.what()).find("--force"), std::string::npos);
+  }
+  o.force = true;
+  const Comparison c = compare_reports(r, o);
+  EXPECT_EQ(c.warnings.size(), 1u);
+  auto old = report("a", 1, 100, 1);
+  old["schema"] = "lbsim.report/0";
+  EXPECT_THROW(compare_reports({old, report("b", 1, 1, 1)}, CompareOptions{}), ConfigError);
+  CompareOptions bad;
+  bad.baseline = "nope";
+  EXPECT_THROW(compare_reports({report("a", 1, 1, 1)}, bad), ConfigError);
+}
+
+}  // namespace
+}  // namespace lbsim

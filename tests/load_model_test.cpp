@@ -1,0 +1,198 @@
+// The analytic load model (issue 5 section 4). Its routing probabilities are closed forms derived
+// from the driver semantics; here they are checked plan by plan against the policy code itself:
+// over one full rotation period of the child (K consecutive plans, K = lcm of its list lengths)
+// a deterministic ordering's first-host frequencies equal the model's probabilities exactly.
+#include <gtest/gtest.h>
+
+#include <numeric>
+
+#include <fmt/format.h>
+
+#include "policies/registry.hpp"
+#include "sim/analysis/key_weights.hpp"
+#include "sim/analysis/load_model.hpp"
+#include "sim/config/cluster_config.hpp"
+
+namespace lbsim {
+namespace {
+
+using policy::ClusterView;
+using policy::PlanArena;
+using policy::PlanRandom;
+
+Topology two_dcs() {
+  std::vector<NodeSpec> nodes;
+  for (int i = 0; i < 6; ++i) nodes.push_back({fmt::format("a{}", i), "dc1", fmt::format("r{}", i % 3), {}});
+  for (int i = 0; i < 4; ++i) nodes.push_back({fmt::format("b{}", i), "dc2", fmt::format("r{}", i % 2), {}});
+  const auto toks = random_tokens(nodes.size(), 8, Rng(11).fork("tokens"));
+  for (std::size_t i = 0; i < nodes.size(); ++i) nodes[i].tokens = toks[i];
+  return Topology::build(nodes);
+}
+
+struct Case {
+  std::string spec;
+  std::vector<NodeId> down;
+  std::size_t period;  // lcm of the child's live list lengths
+};
+
+TEST(LoadModel, DeterministicOrderingsMatchThePolicyCodeOverOneRotationPeriod) {
+  const TokenRing ring(two_dcs(), {StrategyKind::NetworkTopology, 1, {{"dc1", 3}, {"dc2", 2}}});
+  const auto& topo = ring.topology();
+  const std::string dc = R"({"type":"DCAwareRoundRobin","local_dc":"dc1"})";
+  const std::string rack_pre = R"({"type":"RackAwareRoundRobin","local_dc":"dc1","local_rack":"r1"})";
+  const std::string rack_post =
+      R"({"type":"RackAwareRoundRobin","local_dc":"dc1","local_rack":"r1","remote_rack_distance":"REMOTE"})";
+  auto ta = [](const std::string& ordering, const std::string& child) {
+    return R"({"type":"TokenAware","ordering":")" + ordering + R"(","child":)" + child + "}";
+  };
+  const std::vector<Case> cases{
+      {ta("NEUTRAL", dc), {}, 6},
+      {ta("NEUTRAL", dc), {1}, 5},
+      {ta("NEUTRAL", dc), {0, 3}, 4},  // the whole local rack r0 down
+      {ta("TOPOLOGICAL", dc), {1}, 5},
+      {ta("NEUTRAL", R"({"type":"RoundRobin"})"), {}, 10},
+      {ta("NEUTRAL", R"({"type":"RoundRobin"})"), {2, 7}, 8},
+      {ta("TOPOLOGICAL", R"({"type":"RoundRobin"})"), {}, 10},
+      {ta("NEUTRAL", rack_pre), {}, 4},    // local rack r1: a1, a4; other racks: 4 hosts
+      {ta("NEUTRAL", rack_pre), {1}, 4},   // a1 down: lists of 1 and 4
+      {ta("NEUTRAL", rack_post), {4}, 4},  // lists of 1 and 4
+      {ta("TOPOLOGICAL", rack_pre), {}, 4},
+      {ta("TOPOLOGICAL", rack_post), {}, 4},
+      {dc, {}, 6},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.spec + fmt::format(" down={}", c.down.size()));
+    const auto spec = nlohmann::json::parse(c.spec);
+    std::vector<bool> down(topo.size(), false);
+    ClusterView view(topo);
+    for (NodeId d : c.down) {
+      down[d] = true;
+      view.set_up(d, false);
+    }
+    std::string why;
+    const auto rs = routing_spec(spec, topo, why);
+    ASSERT_TRUE(rs) << why;
+    const Routing model = coordinator_routing(ring, *rs, down, /*dc_local_cl=*/true);
+
+    auto pol = policy::make_policy(spec, "/policy", {&topo});
+    Rng rng(5);
+    pol->init(view, rng);
+    PlanArena arena;
+    for (std::size_t r = 0; r < ring.size(); ++r) {
+      policy::Request req;
+      req.routed = true;
+      req.token = ring.token_at(r);
+      req.replicas = ring.replicas_at(r, ReplicaOrder::Driver);
+      req.cl = ConsistencyLevel::LocalOne;
+      std::vector<double> freq(topo.size(), 0.0);
+      for (std::size_t k = 0; k < c.period; ++k) {
+        arena.reset();
+        PlanRandom rnd(rng);
+        const auto h = pol->new_plan(req, rnd, arena)->next();
+        ASSERT_NE(h, policy::kNoHost);
+        freq[h] += 1.0 / static_cast<double>(c.period);
+      }
+      for (NodeId h = 0; h < topo.size(); ++h)
+        ASSERT_NEAR(model.routed.coeff(static_cast<Eigen::Index>(r), h), freq[h], 1e-12)
+            << "range " << r << " node " << topo.nodes[h].id;
+    }
+  }
+}
+
+TEST(LoadModel, RandomOrderingIsUniformOverTheUpLocalReplicas) {
+  const TokenRing ring(two_dcs(), {StrategyKind::NetworkTopology, 1, {{"dc1", 3}, {"dc2", 2}}});
+  std::string why;
+  const auto rs = routing_spec(nlohmann::json::parse(
+                                   R"({"type":"TokenAware","child":{"type":"DCAwareRoundRobin","local_dc":"dc2"}})"),
+                               ring.topology(), why);
+  ASSERT_TRUE(rs);
+  std::vector<bool> down(ring.topology().size(), false);
+  down[7] = true;  // b1
+  const Routing m = coordinator_routing(ring, *rs, down, true);
+  for (std::size_t r = 0; r < ring.size(); ++r) {
+    std::vector<NodeId> lr;
+    for (NodeId h : ring.replicas_at(r, ReplicaOrder::Driver))
+      if (ring.topology().node_dc[h] == 1 && !down[h]) lr.push_back(h);
+    double sum = 0;
+    for (SparseRows::InnerIterator it(m.routed, static_cast<Eigen::Index>(r)); it; ++it) {
+      sum += it.value();
+      if (!lr.empty()) EXPECT_NEAR(it.value(), 1.0 / static_cast<double>(lr.size()), 1e-15);
+      else EXPECT_NEAR(it.value(), 1.0 / 3.0, 1e-15);  // child plan: 3 live dc2 hosts
+    }
+    EXPECT_NEAR(sum, 1.0, 1e-12);
+  }
+}
+
+TEST(LoadModel, AdaptivePoliciesAreMarkedNotModelled) {
+  const TokenRing ring(two_dcs(), {StrategyKind::NetworkTopology, 1, {{"dc1", 3}}});
+  LoadModelInput in;
+  in.ring = &ring;
+  in.range_weight.assign(ring.size(), 1.0 / static_cast<double>(ring.size()));
+  for (const char* spec : {R"({"type":"Default4x","local_dc":"dc1"})",
+                           R"({"type":"LatencyAware","child":{"type":"RoundRobin"}})"}) {
+    const LoadModel m = analyze_load(in, nlohmann::json::parse(spec));
+    EXPECT_FALSE(m.modelled) << spec;
+    EXPECT_NE(m.reason.find("not modelled"), std::string::npos);
+  }
+}
+
+TEST(LoadModel, SharesAddUpAndTheBusiestNodeSetsTheBound) {
+  const TokenRing ring(two_dcs(), {StrategyKind::NetworkTopology, 1, {{"dc1", 3}, {"dc2", 2}}});
+  KeySpec keys;
+  keys.count = 100000;
+  LoadModelInput in;
+  in.ring = &ring;
+  in.range_weight = range_weights(ring, keys);
+  in.read_fraction = 0.25;
+  in.read_cl = ConsistencyLevel::LocalQuorum;
+  in.write_cl = ConsistencyLevel::LocalOne;
+  in.down.assign(ring.topology().size(), false);
+  in.coordinator_s = 20e-6;
+  in.read_s = 200e-6;
+  in.write_s = 100e-6;
+  in.capacity.assign(ring.topology().size(), 4.0);
+  const LoadModel m = analyze_load(
+      in, nlohmann::json::parse(R"({"type":"TokenAware","child":{"type":"DCAwareRoundRobin","local_dc":"dc1"}})"));
+  ASSERT_TRUE(m.modelled);
+  double coord = 0, reads = 0, writes = 0, worst = 0;
+  for (const auto& n : m.nodes) {
+    coord += n.coordinator;
+    reads += n.replica_reads;
+    writes += n.replica_writes;
+    worst = std::max(worst, n.busy_s);
+  }
+  EXPECT_NEAR(coord, 1.0, 1e-12);
+  EXPECT_NEAR(reads, 0.25 * 2, 1e-12);          // LOCAL_QUORUM of rf 3 reads 2 replicas
+  EXPECT_NEAR(writes, 0.75 * (3 + 2), 1e-12);   // every replica of both DCs
+  EXPECT_NEAR(m.saturation_ops_s, 4.0 / worst, 1e-6);
+  for (NodeId h = 6; h < 10; ++h) EXPECT_EQ(m.nodes[h].coordinator, 0.0);  // dc2 never coordinates
+  EXPECT_EQ(m.unavailable, 0.0);
+}
+
+TEST(LoadModel, KeyWeightsFollowTheDistributionsPmf) {
+  const TokenRing ring(two_dcs(), {StrategyKind::Simple, 1, {}});
+  for (KeyDistKind kind : {KeyDistKind::Uniform, KeyDistKind::Gaussian, KeyDistKind::Zipf, KeyDistKind::Exponential,
+                           KeyDistKind::Hotspot}) {
+    KeySpec k;
+    k.kind = kind;
+    k.count = 5000;
+    const auto w = range_weights(ring, k);
+    EXPECT_NEAR(std::accumulate(w.begin(), w.end(), 0.0), 1.0, 1e-9) << static_cast<int>(kind);
+  }
+  KeySpec hot;
+  hot.kind = KeyDistKind::Hotspot;
+  hot.count = 1000;
+  hot.hot_keys = 0.01;
+  hot.hot_ops = 0.5;
+  const KeyPmf pmf(hot);
+  EXPECT_NEAR(pmf(1), 0.05, 1e-15);              // 10 hot keys share half the operations
+  EXPECT_NEAR(pmf(11), 0.5 / 990, 1e-15);
+  KeySpec z;
+  z.kind = KeyDistKind::Zipf;
+  z.count = 3;
+  z.zipf_s = 1.0;
+  EXPECT_NEAR(KeyPmf(z)(1), 1.0 / (1 + 0.5 + 1.0 / 3), 1e-15);
+}
+
+}  // namespace
+}  // namespace lbsim
