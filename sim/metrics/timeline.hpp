@@ -4,6 +4,7 @@
 // uses the same memory with coarser points.
 #pragma once
 #include <cstdint>
+#include <span>
 #include <vector>
 
 #include "sim/core/time.hpp"
@@ -21,7 +22,9 @@ class Timeline {
     LatencyHistogram latency;
   };
 
-  explicit Timeline(SimTime interval = kSec) : interval_(interval > 0 ? interval : kSec) {}
+  // All kMaxPoints histograms are allocated up front (2.3 MiB), so memory does not depend on the
+  // length of the run.
+  explicit Timeline(SimTime interval = kSec) : interval_(interval > 0 ? interval : kSec), points_(kMaxPoints) {}
 
   // `since_start` is the completion time minus the start of the measurement window (>= 0).
   void record_op(SimTime since_start, SimTime latency) {
@@ -32,12 +35,13 @@ class Timeline {
   void record_error(SimTime since_start) { ++point(since_start).errors; }
 
   SimTime interval() const { return interval_; }
-  const std::vector<Point>& points() const { return points_; }
+  std::span<const Point> points() const { return {points_.data(), used_}; }
 
  private:
   Point& point(SimTime since_start);
   SimTime interval_;
-  std::vector<Point> points_;
+  std::vector<Point> points_;  // kMaxPoints entries; the first used_ are in use
+  std::size_t used_ = 0;
 };
 
 }  // namespace lbsim
