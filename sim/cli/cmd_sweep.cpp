@@ -1,0 +1,130 @@
+// `lbsim sweep SCENARIO --set PATH=V1,V2,... [--set ...] [--seeds K] [--out DIR] [--shard I/N]
+//  [--resume] [--force] [--threads N] [--policy NAME ...] [--seed S]`
+// Runs every grid point x policy x seed, each report written at once to
+// DIR/<point>/<policy>/seed-<s>.json, then the aggregate DIR/sweep.json (lbsim.sweep/1), or
+// DIR/sweep.shard-I-of-N.json for a slice (join slices with `lbsim merge`).
+#include <filesystem>
+#include <iostream>
+#include <thread>
+
+#include <fmt/format.h>
+
+#include "sim/cli/command.hpp"
+#include "sim/cli/interrupt.hpp"
+#include "sim/report/report_json.hpp"
+#include "sim/runner/runner.hpp"
+#include "sim/runner/sweep.hpp"
+
+namespace lbsim::cli {
+namespace {
+
+int run_sweep(const std::vector<std::string>& args) {
+  po::options_description opts("options");
+  opts.add_options()("scenario", po::value<std::string>()->required(), "scenario file (JSON)")(
+      "set", po::value<std::vector<std::string>>()->required(), "PATH=V1,V2,...: a grid axis (repeatable)")(
+      "seeds", po::value<std::size_t>()->default_value(1), "replicate seeds per point and policy")(
+      "seed", po::value<std::uint64_t>(), "first seed (default: the scenario's)")(
+      "policy", po::value<std::vector<std::string>>(), "only these policies (repeatable)")(
+      "out", po::value<std::string>(), "output folder (default: results/<scenario>/sweep)")(
+      "shard", po::value<std::string>(), "I/N: run only the I-th of N deterministic slices of the grid")(
+      "threads", po::value<unsigned>()->default_value(std::max(1u, std::thread::hardware_concurrency())),
+      "parallel runs (results do not depend on it)")(
+      "resume", po::bool_switch(), "keep finished runs found in the output folder, run only the missing ones")(
+      "force", po::bool_switch(), "write into an existing output folder, overwriting its reports")(
+      "json", po::bool_switch(), "print the sweep document instead of tables");
+  po::positional_options_description pos;
+  pos.add("scenario", 1);
+  po::variables_map vm;
+  if (!parse_options("sweep", "SCENARIO --set PATH=V1,V2,... [--seeds K] [--out DIR] [--shard I/N] [--resume]", args,
+                     opts, pos, vm))
+    return 0;
+  const std::string file = vm["scenario"].as<std::string>();
+  const std::size_t k = vm["seeds"].as<std::size_t>();
+  if (k == 0 || k > 10000) throw ConfigError("--seeds", fmt::format("must be in [1, 10000], got {}", k));
+  std::vector<GridAxis> axes;
+  for (const auto& s : vm["set"].as<std::vector<std::string>>()) axes.push_back(parse_axis(s));
+  const Scenario base = load_scenario(file);
+  const std::vector<GridPoint> points = expand_grid(axes);
+  std::optional<Shard> shard;
+  if (vm.count("shard")) shard = parse_shard(vm["shard"].as<std::string>());
+
+  // Validate every point up front: a bad value fails before any run.
+  std::vector<std::unique_ptr<Scenario>> scenarios(points.size());
+  for (const auto& p : points)
+    if (!shard || in_shard(p, *shard)) scenarios[p.index] = std::make_unique<Scenario>(load_scenario(file, p.sets));
+
+  SweepHeader h;
+  h.scenario_name = base.name;
+  h.scenario_hash = base.hash;
+  h.axes = axes;
+  h.grid_points = points.size();
+  h.seeds = replicate_seeds(vm.count("seed") ? vm["seed"].as<std::uint64_t>() : base.seed, k);
+  if (vm.count("policy")) {
+    for (const auto& name : vm["policy"].as<std::vector<std::string>>()) {
+      if (!base.find_policy(name)) {
+        std::vector<std::string> names;
+        for (const auto& p : base.policies) names.push_back(p.name);
+        throw ConfigError("--policy", fmt::format("unknown policy '{}'; valid: {}", name, jsonin::join(names)));
+      }
+      h.policies.push_back(name);
+    }
+  } else {
+    for (const auto& p : base.policies) h.policies.push_back(p.name);
+  }
+
+  std::string note;
+  const std::string requested = vm.count("out") ? vm["out"].as<std::string>() : "results/" + base.name + "/sweep";
+  // Slices of one sweep share their folder (their files never overlap).
+  const std::string dir = choose_out_dir(requested, vm["force"].as<bool>() || shard.has_value(), vm["resume"].as<bool>(), note);
+  if (!note.empty()) std::cerr << "lbsim sweep: " << note << "\n";
+
+  std::vector<RunJob> jobs;
+  std::vector<std::size_t> job_point;
+  for (const auto& p : points) {
+    if (!scenarios[p.index]) continue;
+    for (const auto& name : h.policies)
+      for (auto seed : h.seeds) {
+        jobs.push_back({scenarios[p.index].get(), scenarios[p.index]->find_policy(name), seed,
+                        (std::filesystem::path(dir) / p.id / name / fmt::format("seed-{}.json", seed)).string()});
+        job_point.push_back(p.index);
+      }
+  }
+  BatchOptions bo;
+  bo.threads = vm["threads"].as<unsigned>();
+  bo.resume = vm["resume"].as<bool>();
+  bo.cancel = &install_interrupt_handler();
+  std::size_t done = 0;
+  bo.on_done = [&](std::size_t, bool) {
+    ++done;
+    fmt::print(stderr, "\rlbsim sweep: {}/{} runs", done, jobs.size());
+  };
+  const BatchResult res = run_batch(jobs, bo);
+  fmt::print(stderr, "\n");
+  if (res.missing > 0) {
+    std::cerr << fmt::format("lbsim sweep: interrupted: {} of {} runs missing (finished reports are kept in {}):\n",
+                             res.missing, jobs.size(), dir);
+    for (std::size_t i = 0; i < jobs.size(); ++i)
+      if (!res.reports[i])
+        std::cerr << fmt::format("  {} {} seed {}\n", points[job_point[i]].id, jobs[i].policy->name, jobs[i].seed);
+    std::cerr << "rerun with --resume to run only the missing ones\n";
+    return kInterruptedExit;
+  }
+  PointReports reports;
+  for (std::size_t i = 0; i < jobs.size(); ++i) reports[job_point[i]][jobs[i].policy->name].push_back(*res.reports[i]);
+  const auto doc = sweep_document(h, points, reports, shard);
+  const std::string out =
+      shard ? (std::filesystem::path(dir) / fmt::format("sweep.shard-{}-of-{}.json", shard->index, shard->count)).string()
+            : (std::filesystem::path(dir) / "sweep.json").string();
+  write_file_atomic(out, doc.dump(1) + "\n");
+  if (vm["json"].as<bool>()) std::cout << doc.dump(1) << "\n";
+  else std::cout << fmt::format("Sweep of {} ({} points, {} seeds, {} ran, {} reused)\n", base.name, points.size(), k,
+                                res.ran, res.reused)
+                 << sweep_table(nlohmann::json::parse(doc.dump())) << "\nsweep: " << out << "\n";
+  return 0;
+}
+
+}  // namespace
+
+LBSIM_REGISTER_COMMAND("sweep", "run a grid of parameter values x policies x seeds and aggregate it", run_sweep)
+
+}  // namespace lbsim::cli

@@ -1,0 +1,58 @@
+// Batches of independent runs (policies x seeds x grid points) on a pool of threads.
+//
+// Every job is run_simulation(scenario, policy, seed), a pure function, so the reports (outside
+// "engine") do not depend on the thread count or the completion order. Each finished report is
+// written atomically to its own file at once, so an interrupted batch keeps every finished run and
+// never leaves a partial file. With `resume`, a job whose file already holds a valid report of the
+// same scenario (content hash), policy and seed is not run again.
+//
+// Cancellation: when *cancel becomes true, no new job starts and running simulations stop at
+// their next progress poll (well under a second); their reports are not written.
+#pragma once
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "sim/config/scenario.hpp"
+
+namespace lbsim {
+
+struct RunJob {
+  const Scenario* scenario = nullptr;
+  const PolicyEntry* policy = nullptr;
+  std::uint64_t seed = 0;
+  std::string out_path;  // where the report goes
+};
+
+struct BatchOptions {
+  unsigned threads = 1;
+  bool resume = false;
+  const std::atomic<bool>* cancel = nullptr;
+  // Called (under a lock) after each job: `reused` when resume found its report.
+  std::function<void(std::size_t job, bool reused)> on_done;
+};
+
+struct BatchResult {
+  std::vector<std::optional<nlohmann::json>> reports;  // per job; nullopt when not finished
+  std::size_t ran = 0, reused = 0, missing = 0;
+  bool cancelled = false;
+};
+
+BatchResult run_batch(const std::vector<RunJob>& jobs, const BatchOptions& opts);
+
+// A valid report of this scenario/policy/seed at `path`, or nullopt.
+std::optional<nlohmann::json> existing_report(const std::string& path, const RunJob& job);
+
+// The seeds of `--seeds K` starting at `first`: first, first + 1, ..., first + K - 1.
+std::vector<std::uint64_t> replicate_seeds(std::uint64_t first, std::size_t k);
+
+// An output folder for a batch: `dir` itself when it does not exist, is empty, or `force` or
+// `resume` is set; otherwise the first free "dir.N" (N = 2, 3, ...). `note` says what was chosen.
+std::string choose_out_dir(const std::string& dir, bool force, bool resume, std::string& note);
+
+}  // namespace lbsim

@@ -1,0 +1,138 @@
+#include "sim/runner/sweep.hpp"
+
+#include <algorithm>
+#include <set>
+
+#include <fmt/format.h>
+
+#include "sim/core/error.hpp"
+#include "sim/report/aggregate.hpp"
+
+namespace lbsim {
+
+using OJ = nlohmann::ordered_json;
+
+namespace {
+
+OJ header_json(const SweepHeader& h) {
+  OJ j;
+  j["schema"] = kSweepSchema;
+  j["scenario"] = {{"name", h.scenario_name}, {"hash", h.scenario_hash}};
+  OJ params = OJ::array(), grid = OJ::array();
+  for (const auto& a : h.axes) {
+    params.push_back(a.path);
+    grid.push_back({{"path", a.path}, {"values", a.values}});
+  }
+  j["parameters"] = params;
+  j["grid"] = grid;
+  j["grid_points"] = h.grid_points;
+  j["policies"] = h.policies;
+  j["seeds"] = h.seeds.size();
+  j["seed_list"] = h.seeds;
+  return j;
+}
+
+OJ finish(OJ head, std::vector<OJ> points) {
+  std::sort(points.begin(), points.end(),
+            [](const OJ& a, const OJ& b) { return a["index"].get<std::size_t>() < b["index"].get<std::size_t>(); });
+  head["points"] = points;
+  return head;
+}
+
+}  // namespace
+
+OJ sweep_document(const SweepHeader& h, const std::vector<GridPoint>& points, const PointReports& reports,
+                  std::optional<Shard> shard) {
+  OJ head = header_json(h);
+  if (shard) head["shard"] = {{"index", shard->index}, {"count", shard->count}};
+  std::vector<OJ> pts;
+  for (const auto& p : points) {
+    auto it = reports.find(p.index);
+    if (it == reports.end()) continue;
+    OJ pj{{"index", p.index}, {"id", p.id}, {"values", p.values}};
+    OJ pols = OJ::object();
+    for (const auto& name : h.policies) {
+      auto r = it->second.find(name);
+      if (r == it->second.end() || r->second.empty()) continue;
+      pols[name] = {{"metrics", aggregate_metrics(r->second)}};
+    }
+    pj["policies"] = pols;
+    pts.push_back(std::move(pj));
+  }
+  return finish(head, std::move(pts));
+}
+
+OJ merge_sweeps(const std::vector<nlohmann::json>& slices) {
+  if (slices.empty()) throw ConfigError("lbsim merge", "no sweep slices given");
+  auto strip = [](nlohmann::json j) {
+    j.erase("points");
+    j.erase("shard");
+    return j;
+  };
+  const nlohmann::json ref = strip(slices.front());
+  if (ref.value("schema", std::string()) != kSweepSchema)
+    throw ConfigError("lbsim merge", fmt::format("not a {} document", kSweepSchema));
+  std::map<std::size_t, nlohmann::json> points;
+  for (std::size_t i = 0; i < slices.size(); ++i) {
+    if (strip(slices[i]) != ref)
+      throw ConfigError(fmt::format("slice {}", i + 1), "comes from a different sweep (scenario, grid, policies or seeds differ)");
+    for (const auto& p : slices[i]["points"]) {
+      const auto idx = p["index"].get<std::size_t>();
+      auto [it, fresh] = points.emplace(idx, p);
+      if (!fresh && it->second != p)
+        throw ConfigError(fmt::format("slice {}", i + 1), fmt::format("grid point {} differs from another slice", idx));
+    }
+  }
+  const auto n = ref["grid_points"].get<std::size_t>();
+  std::vector<std::string> missing;
+  for (std::size_t i = 0; i < n; ++i)
+    if (!points.count(i)) missing.push_back(fmt::format("p{:03}", i));
+  if (!missing.empty())
+    throw ConfigError("lbsim merge", fmt::format("{} grid point(s) missing: {}", missing.size(), fmt::join(missing, ", ")));
+  // Rebuild in the same key order as sweep_document().
+  OJ head;
+  for (const char* k : {"schema", "scenario", "parameters", "grid", "grid_points", "policies", "seeds", "seed_list"})
+    head[k] = OJ::parse(ref[k].dump());
+  std::vector<OJ> pts;
+  for (const auto& [i, p] : points) pts.push_back(OJ::parse(p.dump()));
+  return finish(head, std::move(pts));
+}
+
+std::string sweep_table(const nlohmann::json& sweep) {
+  struct M {
+    const char* id;
+    const char* label;
+    double scale;
+  };
+  const M metrics[] = {{"throughput_ops_s", "throughput (op/s)", 1},
+                       {"latency_ms.p99", "latency p99 (ms)", 1},
+                       {"errors.total", "errors", 1},
+                       {"imbalance.coordinator.max_over_mean", "coordinator max/mean", 1},
+                       {"client.cpu_utilization", "client CPU (%)", 100},
+                       {"client.shared_rng_cpu_fraction", "shared generator (% of client CPU)", 100}};
+  const auto policies = sweep["policies"].get<std::vector<std::string>>();
+  std::string out;
+  for (const auto& m : metrics) {
+    out += fmt::format("\n{}\n{:<28}", m.label, "point");
+    for (const auto& p : policies) out += fmt::format(" {:>22}", p);
+    out += "\n";
+    for (const auto& pt : sweep["points"]) {
+      std::string label;
+      for (const auto& [k, v] : pt["values"].items()) label += (label.empty() ? "" : " ") + k + "=" + (v.is_string() ? v.get<std::string>() : v.dump());
+      out += fmt::format("{:<28}", label);
+      for (const auto& p : policies) {
+        std::string cell = "-";
+        if (pt["policies"].contains(p) && pt["policies"][p]["metrics"].contains(m.id)) {
+          const auto& a = pt["policies"][p]["metrics"][m.id];
+          const double mean = a["mean"].get<double>() * m.scale, ci = a["ci95"].get<double>() * m.scale;
+          cell = a["n"].get<std::size_t>() > 1 ? fmt::format("{:.4g} ± {:.2g}", mean, ci) : fmt::format("{:.4g}", mean);
+        }
+        out += fmt::format(" {:>22}", cell);
+      }
+      out += "\n";
+    }
+  }
+  return out;
+}
+
+}  // namespace lbsim
