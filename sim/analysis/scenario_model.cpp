@@ -106,3 +106,53 @@ std::string scenario_model_text(const Scenario& sc, const ScenarioModel& m) {
 }
 
 }  // namespace lbsim
+
+#include "sim/metrics/run_result.hpp"
+
+namespace lbsim {
+
+namespace {
+// One unit of variance is added so that a certain event (p = 1: every write reaches every node of
+// a 3-node RF=3 ring) off by the one or two operations straddling the measurement window edges
+// does not read as an infinite z.
+double z_of(double count, double n, double p) { return (count - n * p) / std::sqrt(n * p * (1 - p) + 1.0); }
+}  // namespace
+
+std::vector<NodeGap> model_gaps(const LoadModel& model, const RunResult& run) {
+  std::vector<NodeGap> out(model.nodes.size());
+  const double coord_n = static_cast<double>(run.coordinator_total);
+  std::uint64_t ops = 0;
+  for (const auto& s : run.by_op) ops += s.ops + s.error_total();
+  const double n = static_cast<double>(ops);
+  for (std::size_t i = 0; i < out.size() && i < run.nodes.size(); ++i) {
+    const auto& m = model.nodes[i];
+    const auto& r = run.nodes[i];
+    NodeGap& g = out[i];
+    g.coordinator_model = m.coordinator;
+    g.coordinator_sim = coord_n > 0 ? static_cast<double>(r.coordinator_ops) / coord_n : 0;
+    g.coordinator_z = z_of(static_cast<double>(r.coordinator_ops), coord_n, m.coordinator);
+    g.reads_model = m.replica_reads;
+    g.reads_sim = n > 0 ? static_cast<double>(r.replica_reads) / n : 0;
+    g.reads_z = z_of(static_cast<double>(r.replica_reads), n, std::min(1.0, m.replica_reads));
+    g.writes_model = m.replica_writes;
+    g.writes_sim = n > 0 ? static_cast<double>(r.replica_writes) / n : 0;
+    g.writes_z = z_of(static_cast<double>(r.replica_writes), n, std::min(1.0, m.replica_writes));
+  }
+  return out;
+}
+
+std::string model_gap_text(const Topology& topo, const LoadModel& model, const RunResult& run) {
+  if (!model.modelled) return "model: not modelled (" + model.reason + ")\n";
+  const auto gaps = model_gaps(model, run);
+  std::string s = fmt::format("{:<10} {:>22} {:>24} {:>24}\n", "model gap", "coordinator sim/exp (z)",
+                              "reads/op sim/exp (z)", "writes/op sim/exp (z)");
+  for (std::size_t i = 0; i < gaps.size(); ++i) {
+    const auto& g = gaps[i];
+    s += fmt::format("{:<10} {:>6.2f}%/{:>6.2f}% ({:>+5.1f}) {:>7.4f}/{:>7.4f} ({:>+5.1f}) {:>7.4f}/{:>7.4f} ({:>+5.1f})\n",
+                     topo.nodes[i].id, 100 * g.coordinator_sim, 100 * g.coordinator_model, g.coordinator_z,
+                     g.reads_sim, g.reads_model, g.reads_z, g.writes_sim, g.writes_model, g.writes_z);
+  }
+  return s;
+}
+
+}  // namespace lbsim

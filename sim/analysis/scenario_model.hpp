@@ -28,3 +28,19 @@ nlohmann::ordered_json scenario_model_json(const Scenario& sc, const ScenarioMod
 std::string scenario_model_text(const Scenario& sc, const ScenarioModel& m);
 
 }  // namespace lbsim
+
+namespace lbsim {
+
+struct RunResult;
+
+// Simulated against expected, per node: shares and z-scores under multinomial sampling of
+// operations (z = (count - N p) / sqrt(N p (1 - p))).
+struct NodeGap {
+  double coordinator_sim = 0, coordinator_model = 0, coordinator_z = 0;
+  double reads_sim = 0, reads_model = 0, reads_z = 0;     // replica reads per operation
+  double writes_sim = 0, writes_model = 0, writes_z = 0;  // replica writes per operation
+};
+std::vector<NodeGap> model_gaps(const LoadModel& model, const RunResult& run);
+std::string model_gap_text(const Topology& topo, const LoadModel& model, const RunResult& run);
+
+}  // namespace lbsim

@@ -1,66 +1,157 @@
-// `lbsim run SCENARIO [--policy NAME ...] [--seed S] [--set PATH=V ...] [--out DIR] [--json] [--quiet]`:
-// replays the scenario's workload through each policy, prints a cassandra-stress "Results:"
-// block, the per-node table and the imbalance per policy, then a side-by-side table, and writes
-// each report atomically to DIR/<scenario>/<policy>.json (schema lbsim.report/1).
+// `lbsim run SCENARIO [--policy NAME ...] [--seed S] [--seeds K] [--set PATH=V ...] [--out DIR]
+//  [--force] [--threads N] [--json] [--quiet] [--yes]`
+// Replays the scenario's workload through each policy (common random numbers: every policy sees
+// the same keys and arrivals). One seed: prints a cassandra-stress "Results:" block, the per-node
+// table with the analytic model's expected shares, and the imbalance per policy, then a side-by-side
+// table; each report goes atomically to DIR/<scenario>/<policy>.json (schema lbsim.report/1).
+// `--seeds K`: K replicate seeds per policy run in parallel, each report in
+// DIR/<scenario>/seeds/<policy>/seed-<s>.json, an lbsim.aggregate/1 per policy in
+// DIR/<scenario>/<policy>.aggregate.json, and a comparison table with 95% CIs and Welch tests.
+// An existing DIR/<scenario> is not overwritten silently: --force, or a new numbered folder.
+// Ctrl-C stops cleanly: finished reports are kept and the missing runs are listed (exit 130).
 #include <cstdio>
+#include <filesystem>
 #include <iostream>
+#include <thread>
 
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include "sim/analysis/scenario_model.hpp"
 #include "sim/cli/command.hpp"
+#include "sim/cli/interrupt.hpp"
 #include "sim/config/scenario.hpp"
 #include "sim/engine/simulation.hpp"
+#include "sim/report/aggregate.hpp"
+#include "sim/report/compare.hpp"
 #include "sim/report/report_json.hpp"
 #include "sim/report/report_text.hpp"
+#include "sim/runner/runner.hpp"
 
 namespace lbsim::cli {
 namespace {
+
+namespace fs = std::filesystem;
+
+std::vector<const PolicyEntry*> chosen_policies(const Scenario& sc, const po::variables_map& vm) {
+  std::vector<const PolicyEntry*> chosen;
+  if (!vm.count("policy")) {
+    for (const auto& p : sc.policies) chosen.push_back(&p);
+    return chosen;
+  }
+  for (const auto& name : vm["policy"].as<std::vector<std::string>>()) {
+    const PolicyEntry* e = sc.find_policy(name);
+    if (!e) {
+      std::vector<std::string> names;
+      for (const auto& p : sc.policies) names.push_back(p.name);
+      throw ConfigError("--policy",
+                        "unknown policy '" + name + "' in scenario '" + sc.name + "'; valid: " + jsonin::join(names));
+    }
+    chosen.push_back(e);
+  }
+  return chosen;
+}
+
+int run_replicates(const Scenario& sc, const std::vector<const PolicyEntry*>& chosen, std::uint64_t first_seed,
+                   std::size_t k, const std::string& dir, unsigned threads, bool json) {
+  const auto seeds = replicate_seeds(first_seed, k);
+  std::vector<RunJob> jobs;
+  for (const PolicyEntry* e : chosen)
+    for (auto s : seeds)
+      jobs.push_back({&sc, e, s, (fs::path(dir) / "seeds" / e->name / fmt::format("seed-{}.json", s)).string()});
+  BatchOptions bo;
+  bo.threads = threads;
+  bo.cancel = &install_interrupt_handler();
+  std::size_t done = 0;
+  const bool tty = isatty(fileno(stderr)) != 0;
+  bo.on_done = [&](std::size_t, bool) {
+    ++done;
+    if (tty) fmt::print(stderr, "\rlbsim run: {}/{} runs", done, jobs.size());
+  };
+  const BatchResult res = run_batch(jobs, bo);
+  if (tty) fmt::print(stderr, "\n");
+  if (res.missing > 0) {
+    std::cerr << fmt::format("lbsim run: interrupted: {} of {} runs missing (finished reports are kept in {}):\n",
+                             res.missing, jobs.size(), dir);
+    for (std::size_t i = 0; i < jobs.size(); ++i)
+      if (!res.reports[i]) std::cerr << fmt::format("  {} seed {}\n", jobs[i].policy->name, jobs[i].seed);
+    return kInterruptedExit;
+  }
+  std::vector<nlohmann::json> all;
+  for (const PolicyEntry* e : chosen) {
+    std::vector<nlohmann::json> mine;
+    for (std::size_t i = 0; i < jobs.size(); ++i)
+      if (jobs[i].policy == e) mine.push_back(*res.reports[i]);
+    write_file_atomic((fs::path(dir) / (e->name + ".aggregate.json")).string(), aggregate_document(mine).dump(1) + "\n");
+    all.insert(all.end(), mine.begin(), mine.end());
+  }
+  const Comparison c = compare_reports(all, CompareOptions{});
+  std::cout << render_comparison(c, json ? CompareFormat::Json : CompareFormat::Text);
+  if (!json) fmt::print("\nreports: {}/seeds/<policy>/seed-<s>.json, aggregates: {}/<policy>.aggregate.json\n", dir, dir);
+  return 0;
+}
+
+// Refuses, before any output, a run estimated at more than an hour of wall time (the engine does
+// about 1M operations per second per core); --yes skips the check. Closed-loop duration runs have
+// no operation count before running and are not checked.
+void refuse_long_run(const Scenario& sc, std::size_t runs) {
+  const WorkloadSpec& w = sc.workload;
+  double ops = static_cast<double>(w.total_ops());
+  if (w.duration > 0 && sc.client.mode == LoadMode::Open) ops = sc.client.rate * to_sec(w.warmup + w.duration);
+  const double hours = ops * static_cast<double>(runs) / 1e6 / 3600;
+  if (hours <= 1) return;
+  throw ConfigError(w.duration > 0 ? "/workload/duration_s" : "/workload/ops",
+                    fmt::format("about {:.0f} operations x {} runs would take about {:.1f} hours of wall time at ~1M "
+                                "operations/s; pass --yes to run anyway, or lower it",
+                                ops, runs, hours));
+}
 
 int run_run(const std::vector<std::string>& args) {
   po::options_description opts("options");
   opts.add_options()("scenario", po::value<std::string>()->required(), "scenario file (JSON), e.g. configs/default.json")(
       "policy", po::value<std::vector<std::string>>()->composing(), "run only this policy (by its name; repeatable)")(
-      "seed", po::value<std::uint64_t>(), "simulation seed (default: the scenario's \"seed\")")(
+      "seed", po::value<std::uint64_t>(), "simulation seed (default: the scenario's \"seed\"; the ring keeps the scenario's)")(
+      "seeds", po::value<std::size_t>()->default_value(1), "replicate seeds per policy (seed, seed+1, ...), run in parallel")(
+      "threads", po::value<unsigned>()->default_value(std::max(1u, std::thread::hardware_concurrency())),
+      "parallel runs with --seeds (the results do not depend on it)")(
       "set", po::value<std::vector<std::string>>()->composing(),
       "patch the scenario before validation: PATH=VALUE, e.g. client.threads=64 (repeatable)")(
-      "out", po::value<std::string>()->default_value("results"), "reports go to OUT/<scenario>/<policy>.json")(
-      "json", po::bool_switch(), "print the reports as a JSON array instead of text")(
-      "quiet", po::bool_switch(), "print only the side-by-side table");
+      "out", po::value<std::string>()->default_value("results"), "reports go to OUT/<scenario>/")(
+      "force", po::bool_switch(), "overwrite the reports in an existing OUT/<scenario>/")(
+      "json", po::bool_switch(), "print JSON instead of text")(
+      "quiet", po::bool_switch(), "print only the side-by-side table")(
+      "yes", po::bool_switch(), "run even when the estimated wall time exceeds an hour");
   po::positional_options_description pos;
   pos.add("scenario", 1);
   po::variables_map vm;
-  if (!parse_options("run", "SCENARIO [--policy NAME ...] [--seed S] [--set PATH=V ...] [--out DIR] [--json] [--quiet]",
+  if (!parse_options("run", "SCENARIO [--policy NAME ...] [--seed S] [--seeds K] [--set PATH=V ...] [--out DIR] [--force]",
                      args, opts, pos, vm))
     return 0;
   const std::vector<std::string> sets = vm.count("set") ? vm["set"].as<std::vector<std::string>>() : std::vector<std::string>{};
   const Scenario sc = load_scenario(vm["scenario"].as<std::string>(), sets);
   const std::uint64_t seed = vm.count("seed") ? vm["seed"].as<std::uint64_t>() : sc.seed;
+  const std::size_t k = vm["seeds"].as<std::size_t>();
+  if (k == 0 || k > 10000) throw ConfigError("--seeds", fmt::format("must be in [1, 10000], got {}", k));
   const bool json = vm["json"].as<bool>();
   const bool quiet = vm["quiet"].as<bool>();
-  const std::string out_dir = vm["out"].as<std::string>();
+  const std::vector<const PolicyEntry*> chosen = chosen_policies(sc, vm);
+  if (!vm["yes"].as<bool>()) refuse_long_run(sc, chosen.size() * k);
 
-  std::vector<const PolicyEntry*> chosen;
-  if (vm.count("policy")) {
-    for (const auto& name : vm["policy"].as<std::vector<std::string>>()) {
-      const PolicyEntry* e = sc.find_policy(name);
-      if (!e) {
-        std::vector<std::string> names;
-        for (const auto& p : sc.policies) names.push_back(p.name);
-        throw ConfigError("--policy", "unknown policy '" + name + "' in scenario '" + sc.name +
-                                          "'; valid: " + jsonin::join(names));
-      }
-      chosen.push_back(e);
-    }
-  } else {
-    for (const auto& p : sc.policies) chosen.push_back(&p);
-  }
+  std::string note;
+  const std::string dir =
+      choose_out_dir((fs::path(vm["out"].as<std::string>()) / sc.name).string(), vm["force"].as<bool>(), false, note,
+                     /*resumable=*/false);
+  if (!note.empty()) std::cerr << "lbsim run: " << note << "\n";
+  if (k > 1) return run_replicates(sc, chosen, seed, k, dir, vm["threads"].as<unsigned>(), json);
 
+  const auto& interrupted = install_interrupt_handler();
+  const ScenarioModel model = analyze_scenario(sc);
   const bool tty = isatty(fileno(stderr)) != 0 && !json;
   std::vector<RunResult> results;
   nlohmann::ordered_json all = nlohmann::ordered_json::array();
   for (const PolicyEntry* e : chosen) {
     RunOptions ro;
+    ro.cancel = &interrupted;
     if (tty) {
       ro.progress = [&](const Progress& p) {
         const double pct = p.target ? 100.0 * static_cast<double>(p.finished) / static_cast<double>(p.target)
@@ -70,12 +161,25 @@ int run_run(const std::vector<std::string>& args) {
         std::fflush(stderr);
       };
     }
-    RunResult r = run_simulation(sc, *e, seed, ro);
+    RunResult r;
+    try {
+      r = run_simulation(sc, *e, seed, ro);
+    } catch (const Cancelled&) {
+      std::cerr << fmt::format("\nlbsim run: interrupted; reports kept in {}; missing:", dir);
+      for (std::size_t i = results.size(); i < chosen.size(); ++i) std::cerr << " " << chosen[i]->name;
+      std::cerr << "\n";
+      return kInterruptedExit;
+    }
     if (tty) fmt::print(stderr, "\r{:80}\r", "");
     const auto doc = report_json(r);
-    write_file_atomic(report_path(out_dir, sc.name, e->name), doc.dump(1) + "\n");
-    if (json) all.push_back(doc);
-    else if (!quiet) print_run(std::cout, r);
+    write_file_atomic((fs::path(dir) / (e->name + ".json")).string(), doc.dump(1) + "\n");
+    if (json) {
+      all.push_back(doc);
+    } else if (!quiet) {
+      print_run(std::cout, r);
+      const auto idx = static_cast<std::size_t>(e - sc.policies.data());
+      std::cout << model_gap_text(sc.topology(), model.policies[idx].model, r) << "\n";
+    }
     std::cout.flush();
     results.push_back(std::move(r));
   }
@@ -85,7 +189,7 @@ int run_run(const std::vector<std::string>& args) {
     fmt::print("Side by side: {} ({} ops measured per policy, seed {})\n", sc.name,
                grouped(static_cast<double>(results.empty() ? 0 : results[0].measured_ops())), seed);
     print_side_by_side(std::cout, results);
-    fmt::print("\nreports: {}/{}/<policy>.json\n", out_dir, sc.name);
+    fmt::print("\nreports: {}/<policy>.json\n", dir);
   }
   return 0;
 }

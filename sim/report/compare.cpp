@@ -40,7 +40,12 @@ const std::vector<Metric>& compare_metrics() {
 
 std::vector<Json> load_reports(const std::vector<std::string>& inputs) {
   std::vector<Json> out;
-  auto is_report = [](const Json& j) { return j.is_object() && j.contains("schema") && j.contains("policy"); };
+  // Run reports only (any lbsim.report/N version, so a version mismatch can be reported);
+  // aggregates, sweeps and models have other schemas.
+  auto is_report = [](const Json& j) {
+    return j.is_object() && j.contains("policy") && j.contains("schema") && j["schema"].is_string() &&
+           j["schema"].get<std::string>().starts_with("lbsim.report/");
+  };
   for (const auto& in : inputs) {
     std::error_code ec;
     if (fs::is_directory(in, ec)) {

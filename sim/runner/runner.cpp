@@ -99,7 +99,7 @@ std::vector<std::uint64_t> replicate_seeds(std::uint64_t first, std::size_t k) {
   return s;
 }
 
-std::string choose_out_dir(const std::string& dir, bool force, bool resume, std::string& note) {
+std::string choose_out_dir(const std::string& dir, bool force, bool resume, std::string& note, bool resumable) {
   std::error_code ec;
   const bool busy = fs::exists(dir, ec) && !(fs::is_directory(dir, ec) && fs::is_empty(dir, ec));
   if (!busy) return dir;
@@ -114,7 +114,8 @@ std::string choose_out_dir(const std::string& dir, bool force, bool resume, std:
   for (int i = 2;; ++i) {
     const std::string alt = fmt::format("{}.{}", dir, i);
     if (!fs::exists(alt, ec)) {
-      note = fmt::format("{} exists: writing to {} instead (--force overwrites, --resume continues)", dir, alt);
+      note = fmt::format("{} exists: writing to {} instead (--force overwrites{})", dir, alt,
+                         resumable ? ", --resume continues" : "");
       return alt;
     }
   }

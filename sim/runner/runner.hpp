@@ -53,6 +53,7 @@ std::vector<std::uint64_t> replicate_seeds(std::uint64_t first, std::size_t k);
 
 // An output folder for a batch: `dir` itself when it does not exist, is empty, or `force` or
 // `resume` is set; otherwise the first free "dir.N" (N = 2, 3, ...). `note` says what was chosen.
-std::string choose_out_dir(const std::string& dir, bool force, bool resume, std::string& note);
+std::string choose_out_dir(const std::string& dir, bool force, bool resume, std::string& note,
+                           bool resumable = true);
 
 }  // namespace lbsim

@@ -1,0 +1,190 @@
+// The per-run chart sections of the HTML report: node load, latency percentiles, timelines.
+#include <algorithm>
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "sim/report/html_report.hpp"
+#include "sim/report/html_report_sections.hpp"
+#include "sim/report/svg.hpp"
+
+namespace lbsim {
+
+using Json = nlohmann::json;
+
+LatencyHistogram histogram_from_report(const Json& h, double mean_ms) {
+  std::vector<std::pair<std::size_t, std::uint64_t>> buckets;
+  std::uint64_t count = 0;
+  if (h.contains("buckets") && h["buckets"].is_array())
+    for (const auto& b : h["buckets"])
+      if (b.is_array() && b.size() == 2 && b[0].is_number_unsigned() && b[1].is_number_unsigned()) {
+        buckets.emplace_back(b[0].get<std::size_t>(), b[1].get<std::uint64_t>());
+        count += buckets.back().second;
+      }
+  const SimTime lo = h.value("min_ns", SimTime{0});
+  const SimTime hi = h.value("max_ns", SimTime{0});
+  return LatencyHistogram::from_buckets(buckets, lo, hi, mean_ms * 1e6 * static_cast<double>(count));
+}
+
+namespace html {
+
+namespace {
+
+std::string seeds_note(const PolicyRuns& p) {
+  return p.runs.size() > 1 ? fmt::format(" from {} seeds", p.runs.size()) : "";
+}
+
+// The node labels of the first report: "id (dc/rack)" when several racks exist.
+std::vector<std::string> node_labels(const Json& report) {
+  std::vector<std::string> out;
+  if (!report.contains("nodes")) return out;
+  for (const auto& n : report["nodes"]) {
+    const std::string id = n.contains("id") ? (n["id"].is_string() ? n["id"].get<std::string>() : n["id"].dump()) : "?";
+    out.push_back(id);
+  }
+  return out;
+}
+
+std::uint64_t node_u64(const Json& n, const char* key) {
+  return n.contains(key) && n[key].is_number_unsigned() ? n[key].get<std::uint64_t>() : 0;
+}
+
+svg::BarChart load_chart(const std::vector<PolicyRuns>& policies, bool replica, const std::vector<std::string>& nodes) {
+  svg::BarChart c;
+  c.id = replica ? "chart-replica-load" : "chart-coordinator-load";
+  c.title = replica ? "Replica load per node (reads + writes served)" : "Coordinator load per node";
+  c.x_label = "node";
+  c.y_label = replica ? "replica requests (ops)" : "coordinator requests (ops)";
+  c.categories = nodes;
+  c.width = 1300;
+  c.height = 380;
+  c.reference_name = "policy mean (dashed)";
+  for (const auto& p : policies) {
+    svg::Series s;
+    s.name = p.name;
+    s.y.assign(nodes.size(), 0.0);
+    for (const Json* r : p.runs) {
+      if (!r->contains("nodes")) continue;
+      const auto& ns = (*r)["nodes"];
+      for (std::size_t i = 0; i < ns.size() && i < nodes.size(); ++i) {
+        const double v = replica ? static_cast<double>(node_u64(ns[i], "replica_reads") + node_u64(ns[i], "replica_writes"))
+                                 : static_cast<double>(node_u64(ns[i], "coordinator_ops"));
+        s.y[i] += v / static_cast<double>(p.runs.size());
+      }
+    }
+    double mean = 0;
+    for (double v : s.y) mean += v;
+    c.reference.push_back(nodes.empty() ? 0 : mean / static_cast<double>(nodes.size()));
+    c.series.push_back(std::move(s));
+  }
+  return c;
+}
+
+}  // namespace
+
+std::string load_section(const std::vector<PolicyRuns>& policies) {
+  if (policies.empty() || policies.front().runs.empty()) return "";
+  const auto nodes = node_labels(*policies.front().runs.front());
+  std::string notes;
+  for (const auto& p : policies)
+    if (p.runs.size() > 1) notes = " Bars of policies with several seeds are the mean over their seeds.";
+  std::string body = figure("fig-coordinator-load", svg::render(load_chart(policies, false, nodes)),
+                            "Requests each node coordinated, one bar per policy; the dashed line is each policy's "
+                            "mean over the nodes. A bar far above the line is a hot coordinator." + notes);
+  body += figure("fig-replica-load", svg::render(load_chart(policies, true, nodes)),
+                 "Replica reads and writes each node served, one bar per policy, with each policy's mean." + notes);
+  return section("sec-load", "Per-node load", body);
+}
+
+std::string latency_section(const std::vector<PolicyRuns>& policies) {
+  svg::LineChart c;
+  c.id = "chart-latency-percentiles";
+  c.title = "Latency by percentile (all measured operations)";
+  c.x_label = "percentile (log scale of 1 / (1 - p))";
+  c.y_label = "latency (ms)";
+  c.x_scale = svg::XScale::Percentile;
+  c.width = 1300;
+  c.height = 420;
+  std::string notes;
+  for (const auto& p : policies) {
+    LatencyHistogram merged;
+    for (const Json* r : p.runs) {
+      const double mean_ms = r->contains("/latency_ms/mean"_json_pointer) ? (*r)["/latency_ms/mean"_json_pointer].get<double>() : 0;
+      if (r->contains("histogram")) merged.merge(histogram_from_report((*r)["histogram"], mean_ms));
+    }
+    svg::Series s;
+    s.name = p.name;
+    // 0 to 99.99 % in 0.025 steps of log10(1 / (1 - p)): dense where the tail bends.
+    for (int i = 0; i <= 160; ++i) {
+      const double pct = 100.0 - 100.0 / std::pow(10.0, i * 0.025);
+      s.x.push_back(pct);
+      s.y.push_back(to_ms(merged.percentile(pct)));
+    }
+    notes += fmt::format("{}: {} ops{}, p99.99 {} ms. ", p.name, merged.count(), seeds_note(p),
+                         svg::short_number(to_ms(merged.percentile(99.99))));
+    c.series.push_back(std::move(s));
+  }
+  return section("sec-latency", "Latency percentiles",
+                 figure("fig-latency-percentiles", svg::render(c),
+                        "HDR-style percentile curves from each report's latency histogram (bucket midpoints, within "
+                        "0.4 % of the recorded values); replicate seeds are merged. " + notes));
+}
+
+std::string timeline_section(const std::vector<PolicyRuns>& policies) {
+  svg::LineChart tput, p99;
+  tput.id = "chart-throughput-time";
+  tput.title = "Throughput over simulated time";
+  tput.y_label = "throughput (op/s)";
+  p99.id = "chart-p99-time";
+  p99.title = "p99 latency over simulated time";
+  p99.y_label = "p99 latency (ms)";
+  for (auto* c : {&tput, &p99}) {
+    c->x_label = "simulated time since the measurement window began (s)";
+    c->width = 1300;
+    c->height = 340;
+  }
+  std::string seeds;
+  for (const auto& p : policies) {
+    if (p.runs.empty()) continue;
+    const Json& r = *p.runs.front();
+    if (p.runs.size() > 1) seeds += fmt::format(" {}: seed {}.", p.name, r.value("seed", std::uint64_t{0}));
+    svg::Series a, b;
+    a.name = b.name = p.name;
+    const double iv = r.contains("/timeline/interval_s"_json_pointer) ? r["/timeline/interval_s"_json_pointer].get<double>() : 0;
+    const double window = r.contains("/simulated_s/window"_json_pointer) ? r["/simulated_s/window"_json_pointer].get<double>() : 0;
+    if (iv > 0 && r.contains("/timeline/points"_json_pointer))
+      for (const auto& pt : r["/timeline/points"_json_pointer]) {
+        const double t = pt.value("t_s", 0.0);
+        // The last interval may be cut short by the end of the window: rate over its real length.
+        const double len = window > t ? std::min(iv, window - t) : iv;
+        if (len < iv * 0.05) continue;
+        const double ops = pt.value("ops", 0.0);
+        a.x.push_back(t + len / 2);
+        a.y.push_back(ops / len);
+        if (ops > 0) {
+          b.x.push_back(t + len / 2);
+          b.y.push_back(pt.value("p99_ms", 0.0));
+        }
+      }
+    tput.series.push_back(std::move(a));
+    p99.series.push_back(std::move(b));
+  }
+  const std::string note = seeds.empty() ? "" : " Policies with several seeds show one of them:" + seeds;
+  return section("sec-timeline", "Over time",
+                 figure("fig-throughput-time", svg::render(tput),
+                        "Completed operations per second in each timeline interval, plotted at its middle." + note) +
+                     figure("fig-p99-time", svg::render(p99), "p99 latency of the operations completed in each interval." + note));
+}
+
+std::string mean_ci(double mean, double ci) {
+  if (!(ci > 0)) return svg::short_number(mean);
+  // Both in the mean's unit prefix: "149.5k ± 1.5k", not "149.5k ± 1513".
+  const double a = std::fabs(mean);
+  const double scale = a >= 1e6 ? 1e6 : a >= 1e4 ? 1e3 : 1;
+  if (scale == 1) return svg::short_number(mean) + " ± " + svg::short_number(ci);
+  const char* unit = scale == 1e6 ? "M" : "k";
+  return svg::short_number(mean) + " ± " + svg::short_number(ci / scale) + unit;
+}
+
+}  // namespace html
+}  // namespace lbsim

@@ -1,0 +1,233 @@
+// `lbsim report`: a short run of a tiny copy of configs/default.json plus a hand-built sweep,
+// rendered to HTML and then by headless Chromium (the Debian `chromium` package; CI installs
+// it, so a missing browser is a failure, not a skip). Checks the DOM Chromium builds (one chart
+// per expected figure, every policy named), that the page logs nothing to the console, and that
+// a screenshot is produced; plus the self-containment and determinism of the HTML itself.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "sim/report/html_report.hpp"
+#include "sim/report/svg.hpp"
+
+namespace lbsim {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string slurp(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+int sh(const std::string& cmd) {
+  const int rc = std::system(cmd.c_str());
+  return WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
+}
+
+std::string chromium_path() {
+  const char* env = std::getenv("LBSIM_CHROMIUM");
+  return env && *env ? env : "/usr/bin/chromium";
+}
+
+// The flags issue 5 prescribes, a fresh profile, console messages logged to stderr.
+int run_chromium(const fs::path& dir, const std::string& profile, const std::string& url, const fs::path& png) {
+  const std::string cmd = "timeout 90 " + chromium_path() +
+                          " --headless --no-sandbox --disable-gpu --disable-background-networking"
+                          " --disable-component-update --no-first-run --user-data-dir=" + (dir / profile).string() +
+                          " --enable-logging=stderr --v=0 --window-size=1400,3000 --screenshot=" + png.string() +
+                          " --dump-dom " + url + " >" + (dir / (profile + ".dom")).string() + " 2>" +
+                          (dir / (profile + ".err")).string();
+  return sh(cmd);
+}
+
+// Chromium prints page console messages (log, warning, error, uncaught exceptions, failed loads)
+// as "...:INFO:CONSOLE:<line>] "message", source: ..."; the report has no scripts, so any is wrong.
+std::string console_lines(const std::string& err) {
+  std::string out, line;
+  std::istringstream in(err);
+  while (std::getline(in, line))
+    if (line.find(":CONSOLE") != std::string::npos || line.find("Uncaught") != std::string::npos) out += line + "\n";
+  return out;
+}
+
+// The text of the element opened at `id="<id>"` up to its closing tag `close`.
+std::string element(const std::string& dom, const std::string& id, const std::string& close) {
+  const auto a = dom.find("id=\"" + id + "\"");
+  if (a == std::string::npos) return "";
+  const auto b = dom.find(close, a);
+  return dom.substr(a, b == std::string::npos ? std::string::npos : b - a);
+}
+
+std::size_t count(const std::string& s, const std::string& what) {
+  std::size_t n = 0;
+  for (auto p = s.find(what); p != std::string::npos; p = s.find(what, p + what.size())) ++n;
+  return n;
+}
+
+class HtmlReport : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    dir_ = fs::temp_directory_path() / ("lbsim-html-test-" + std::to_string(::getpid()));
+    fs::remove_all(dir_);
+    fs::create_directories(dir_ / "runs");
+    // A tiny copy of the default scenario: fewer ops, a 20 ms timeline so there is a curve.
+    auto sc = nlohmann::json::parse(slurp(fs::path(LBSIM_SOURCE_DIR) / "configs/default.json"));
+    sc["name"] = "html-tiny";
+    sc["workload"]["ops"] = 30000;
+    sc["workload"]["warmup_ops"] = 3000;
+    sc["report"] = {{"timeline_interval_s", 0.02}};
+    for (const auto& p : sc["policies"]) policies_.push_back(p["name"].get<std::string>());
+    std::ofstream(dir_ / "tiny.json") << sc.dump(1);
+    run_rc_ = sh(std::string(LBSIM_BINARY) + " run " + (dir_ / "tiny.json").string() + " --quiet --out " +
+                 (dir_ / "runs").string() + " >" + (dir_ / "run.out").string() + " 2>&1");
+    // The sweep in its own folder, as `lbsim sweep --out` leaves it, with one grid run beside it:
+    // a report of the sweep's scenario with a patched hash, which must not reach the run sections
+    // (it would make the comparison refuse to mix scenarios).
+    fs::create_directories(dir_ / "runs/sweep/p000/random-shared");
+    fs::copy_file(fs::path(LBSIM_SOURCE_DIR) / "tests/fixtures/html/sweep.json", dir_ / "runs/sweep/sweep.json");
+    if (run_rc_ == 0) {
+      auto grid = nlohmann::json::parse(slurp(dir_ / "runs/html-tiny" / (policies_.front() + ".json")));
+      grid["scenario"] = {{"name", "seed-shared-rng"}, {"hash", "feedfacefeedface"}};
+      grid["policy"]["name"] = "random-shared";
+      std::ofstream(dir_ / "runs/sweep/p000/random-shared/seed-1.json") << grid.dump();
+    }
+    report_rc_ = sh(std::string(LBSIM_BINARY) + " report " + (dir_ / "runs").string() + " -o " +
+                    (dir_ / "report.html").string() + " >" + (dir_ / "report.out").string() + " 2>&1");
+  }
+  static void TearDownTestSuite() {
+    if (::testing::UnitTest::GetInstance()->failed_test_count() == 0) fs::remove_all(dir_);
+  }
+  void SetUp() override {
+    ASSERT_EQ(run_rc_, 0) << slurp(dir_ / "run.out");
+    ASSERT_EQ(report_rc_, 0) << slurp(dir_ / "report.out");
+  }
+
+  static inline fs::path dir_;
+  static inline std::vector<std::string> policies_;
+  static inline int run_rc_ = -1, report_rc_ = -1;
+};
+
+TEST(Svg, TicksAreNiceAndLabelsShort) {
+  EXPECT_EQ(svg::nice_ticks(0, 12345, 5), (std::vector<double>{0, 2500, 5000, 7500, 10000, 12500}));
+  EXPECT_EQ(svg::nice_ticks(0, 0.9, 5), (std::vector<double>{0, 0.2, 0.4, 0.6000000000000001, 0.8, 1}));
+  EXPECT_EQ(svg::short_number(12500), "12.5k");
+  EXPECT_EQ(svg::short_number(1250000), "1.25M");
+  EXPECT_EQ(svg::short_number(0.25), "0.25");
+  EXPECT_EQ(svg::escape("a<b & \"c\""), "a&lt;b &amp; &quot;c&quot;");
+}
+
+const std::vector<std::string> kSweepMetrics{"throughput_ops_s", "latency_ms-mean", "latency_ms-p99",
+                                             "imbalance-coordinator-max_over_mean", "client-shared_rng_cpu_fraction"};
+
+TEST_F(HtmlReport, IsSelfContainedAndDeterministic) {
+  const std::string html = slurp(dir_ / "report.html");
+  for (const char* bad : {"<script", "http:", "https:", "src=", "url(", "@import", "@font-face"})
+    EXPECT_EQ(html.find(bad), std::string::npos) << "the report must not reference '" << bad << "'";
+  ASSERT_EQ(sh(std::string(LBSIM_BINARY) + " report " + (dir_ / "runs").string() + " -o " +
+               (dir_ / "again.html").string() + " >/dev/null"),
+            0);
+  EXPECT_TRUE(html == slurp(dir_ / "again.html")) << "same inputs must give byte-identical HTML";
+}
+
+TEST_F(HtmlReport, BadInputIsExitTwoAndUnwritableOutputExitOne) {
+  fs::create_directories(dir_ / "empty");
+  EXPECT_EQ(sh(std::string(LBSIM_BINARY) + " report " + (dir_ / "empty").string() + " -o " +
+               (dir_ / "x.html").string() + " 2>/dev/null"),
+            2);
+  EXPECT_FALSE(fs::exists(dir_ / "x.html"));
+  EXPECT_EQ(sh(std::string(LBSIM_BINARY) + " report " + (dir_ / "runs").string() + " -o /dev/null/x.html 2>/dev/null"), 1);
+}
+
+TEST_F(HtmlReport, DecodedHistogramGivesTheReportedPercentiles) {
+  const auto r = nlohmann::json::parse(slurp(dir_ / "runs/html-tiny" / (policies_.front() + ".json")));
+  const LatencyHistogram h = histogram_from_report(r["histogram"], r["latency_ms"]["mean"].get<double>());
+  EXPECT_EQ(h.count(), r["latency_ms"]["count"].get<std::uint64_t>());
+  for (const auto& [key, p] : {std::pair{"p50", 50.0}, {"p99", 99.0}, {"p999", 99.9}})
+    EXPECT_NEAR(to_ms(h.percentile(p)), r["latency_ms"][key].get<double>(), 1e-6) << key;
+}
+
+TEST_F(HtmlReport, ChromiumRendersEveryChartWithoutConsoleErrors) {
+  ASSERT_TRUE(fs::exists(chromium_path()))
+      << "headless Chromium not found at " << chromium_path()
+      << ": install the Debian package 'chromium' (.ci/run does) or set LBSIM_CHROMIUM";
+  // Canary: a page that logs an error and throws must be caught by the console check, so the
+  // check below cannot pass vacuously if Chromium changes how it logs.
+  std::ofstream(dir_ / "bad.html") << "<!DOCTYPE html><p>x</p><script>console.error('canary');throw new Error('boom')</script>";
+  ASSERT_EQ(run_chromium(dir_, "canary", "file://" + (dir_ / "bad.html").string(), dir_ / "bad.png"), 0);
+  const std::string canary = console_lines(slurp(dir_ / "canary.err"));
+  ASSERT_NE(canary.find("canary"), std::string::npos) << "console capture does not work:\n" << slurp(dir_ / "canary.err");
+  ASSERT_NE(canary.find("Uncaught"), std::string::npos) << canary;
+
+  const fs::path png = dir_ / "report.png";
+  ASSERT_EQ(run_chromium(dir_, "report", "file://" + (dir_ / "report.html").string(), png), 0)
+      << slurp(dir_ / "report.err");
+  const std::string dom = slurp(dir_ / "report.dom");
+  EXPECT_EQ(console_lines(slurp(dir_ / "report.err")), "") << "the report logged to the console";
+
+  // One chart per expected figure, each inside its section.
+  std::vector<std::pair<std::string, std::vector<std::string>>> expected{
+      {"sec-summary", {}},
+      {"sec-compare", {}},
+      {"sec-load", {"fig-coordinator-load", "fig-replica-load"}},
+      {"sec-latency", {"fig-latency-percentiles"}},
+      {"sec-timeline", {"fig-throughput-time", "fig-p99-time"}},
+      {"sec-sweep-1", {}}};
+  for (const auto& m : kSweepMetrics) expected.back().second.push_back("fig-sweep-1-" + m);
+  std::size_t figures = 0;
+  for (const auto& [sec, figs] : expected) {
+    const std::string s = element(dom, sec, "</section>");
+    ASSERT_FALSE(s.empty()) << "missing section " << sec;
+    EXPECT_EQ(count(s, "<svg"), figs.size()) << sec;
+    for (const auto& f : figs) {
+      const std::string fig = element(s, f, "</figure>");
+      EXPECT_EQ(count(fig, "<svg class=\"chart\""), 1u) << f;
+      EXPECT_NE(fig.find("class=\"axis-label\""), std::string::npos) << f << " has no axis titles";
+      EXPECT_NE(fig.find("class=\"legend-item\""), std::string::npos) << f << " has no legend";
+    }
+    figures += figs.size();
+  }
+  EXPECT_EQ(count(dom, "<svg"), figures) << "charts outside the expected figures";
+  EXPECT_EQ(count(dom, "<table"), 2u);  // summary and comparison
+  EXPECT_NE(dom.find("1 further run reports are the sweeps"), std::string::npos) << "the grid run is not accounted for";
+
+  // Every policy is named in the tables and in every per-policy chart; the sweep's in its charts.
+  for (const auto& p : policies_) {
+    EXPECT_NE(element(dom, "sec-summary", "</section>").find(">" + p + "<"), std::string::npos) << p;
+    EXPECT_NE(element(dom, "sec-compare", "</section>").find("<th>" + p), std::string::npos) << p;
+    for (const char* f : {"fig-coordinator-load", "fig-replica-load", "fig-latency-percentiles", "fig-throughput-time",
+                          "fig-p99-time"})
+      EXPECT_NE(element(dom, f, "</figure>").find("data-series=\"" + p + "\""), std::string::npos) << f << ": " << p;
+  }
+  for (const auto& m : kSweepMetrics)
+    for (const char* p : {"random-shared", "random-thread-local"})
+      EXPECT_NE(element(dom, "fig-sweep-1-" + m, "</figure>").find("data-series=\"" + std::string(p) + "\""),
+                std::string::npos)
+          << m << ": " << p;
+
+  // The screenshot is a 1400 px wide PNG with content.
+  const std::string img = slurp(png);
+  ASSERT_GT(img.size(), 20000u) << png;
+  EXPECT_EQ(img.substr(1, 3), "PNG");
+  const auto be32 = [&](std::size_t at) {
+    return (std::uint32_t(std::uint8_t(img[at])) << 24) | (std::uint32_t(std::uint8_t(img[at + 1])) << 16) |
+           (std::uint32_t(std::uint8_t(img[at + 2])) << 8) | std::uint32_t(std::uint8_t(img[at + 3]));
+  };
+  EXPECT_EQ(be32(16), 1400u);
+  EXPECT_EQ(be32(20), 3000u);
+  // To look at it: LBSIM_SCREENSHOT_OUT=/tmp/lbsim-report.png ./lbsim_tests --gtest_filter='HtmlReport.*'
+  if (const char* out = std::getenv("LBSIM_SCREENSHOT_OUT"); out && *out)
+    fs::copy_file(png, out, fs::copy_options::overwrite_existing);
+}
+
+}  // namespace
+}  // namespace lbsim

@@ -1,0 +1,58 @@
+// Issue 5 section 4: on the shipped scenarios without faults, every node's simulated coordinator
+// share and replica reads/writes per operation fall within the sampling error of the analytic
+// model: |z| < 4.5 under multinomial sampling of operations (18 to 60 z-scores per scenario; a
+// correct model exceeds 4.5 with probability about 7e-6 per score).
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "sim/analysis/scenario_model.hpp"
+#include "sim/engine/simulation.hpp"
+
+namespace lbsim {
+namespace {
+
+struct ScenarioCase {
+  std::string file;
+  std::uint64_t ops;
+};
+
+TEST(ModelVsSim, SimulatedSharesFallWithinTheSamplingErrorOfTheModel) {
+  const std::vector<ScenarioCase> cases{{"default.json", 60000},
+                                        {"two-dc-local-quorum.json", 60000},
+                                        {"hot-partition.json", 60000},
+                                        {"vnodes-16.json", 60000},
+                                        {"seed-shared-rng.json", 60000}};
+  int modelled = 0, scores = 0;
+  double worst = 0;
+  for (const auto& c : cases) {
+    const Scenario sc = load_scenario(std::string(LBSIM_SOURCE_DIR) + "/configs/" + c.file,
+                                      {fmt::format("workload.ops={}", c.ops)});
+    const ScenarioModel m = analyze_scenario(sc);
+    for (std::size_t p = 0; p < sc.policies.size(); ++p) {
+      const LoadModel& lm = m.policies[p].model;
+      if (!lm.modelled) continue;
+      ++modelled;
+      const RunResult r = run_simulation(sc, sc.policies[p], sc.seed);
+      const auto gaps = model_gaps(lm, r);
+      for (std::size_t i = 0; i < gaps.size(); ++i) {
+        const auto& g = gaps[i];
+        for (double z : {g.coordinator_z, g.reads_z, g.writes_z}) {
+          ++scores;
+          worst = std::max(worst, std::fabs(z));
+          EXPECT_LT(std::fabs(z), 4.5) << c.file << " " << sc.policies[p].name << " node " << i << "\n"
+                                       << model_gap_text(sc.topology(), lm, r);
+        }
+      }
+      // The shares themselves: within 1.5 percentage points for coordinators.
+      for (const auto& g : gaps) EXPECT_NEAR(g.coordinator_sim, g.coordinator_model, 0.015);
+    }
+  }
+  std::printf("model vs simulation: %d policies, %d z-scores, max |z| = %.2f\n", modelled, scores, worst);
+  EXPECT_GE(modelled, 14);
+}
+
+}  // namespace
+}  // namespace lbsim
