@@ -2,6 +2,8 @@
 // aggregate that one machine would have written. Folders are searched for sweep.shard-*.json.
 #include <algorithm>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <iostream>
 
 #include "sim/cli/command.hpp"
@@ -32,8 +34,12 @@ int run_merge(const std::vector<std::string>& args) {
     }
   }
   std::sort(files.begin(), files.end());
-  std::vector<nlohmann::json> slices;
-  for (const auto& f : files) slices.push_back(jsonin::load_file(f));
+  std::vector<nlohmann::ordered_json> slices;  // ordered: the merged document keeps the slices' key order
+  for (const auto& f : files) {
+    (void)jsonin::load_file(f);  // a missing, empty or malformed file is a ConfigError naming it
+    std::ifstream in(f);
+    slices.push_back(nlohmann::ordered_json::parse(std::string(std::istreambuf_iterator<char>(in), {})));
+  }
   const auto merged = merge_sweeps(slices);
   write_file_atomic(vm["out"].as<std::string>(), merged.dump(1) + "\n");
   std::cout << "merged " << slices.size() << " slice(s) into " << vm["out"].as<std::string>() << "\n"

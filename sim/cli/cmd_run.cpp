@@ -53,7 +53,8 @@ std::vector<const PolicyEntry*> chosen_policies(const Scenario& sc, const po::va
 }
 
 int run_replicates(const Scenario& sc, const std::vector<const PolicyEntry*>& chosen, std::uint64_t first_seed,
-                   std::size_t k, const std::string& dir, unsigned threads, bool json) {
+                   std::size_t k, const std::string& dir, unsigned threads, bool json,
+                   const std::atomic<bool>& interrupted) {
   const auto seeds = replicate_seeds(first_seed, k);
   std::vector<RunJob> jobs;
   for (const PolicyEntry* e : chosen)
@@ -61,7 +62,7 @@ int run_replicates(const Scenario& sc, const std::vector<const PolicyEntry*>& ch
       jobs.push_back({&sc, e, s, (fs::path(dir) / "seeds" / e->name / fmt::format("seed-{}.json", s)).string()});
   BatchOptions bo;
   bo.threads = threads;
-  bo.cancel = &install_interrupt_handler();
+  bo.cancel = &interrupted;
   std::size_t done = 0;
   const bool tty = isatty(fileno(stderr)) != 0;
   bo.on_done = [&](std::size_t, bool) {
@@ -100,7 +101,8 @@ void refuse_long_run(const Scenario& sc, std::size_t runs) {
   if (w.duration > 0 && sc.client.mode == LoadMode::Open) ops = sc.client.rate * to_sec(w.warmup + w.duration);
   const double hours = ops * static_cast<double>(runs) / 1e6 / 3600;
   if (hours <= 1) return;
-  throw ConfigError(w.duration > 0 ? "/workload/duration_s" : "/workload/ops",
+  const std::string path = w.duration > 0 ? "/workload/duration_s" : "/workload/ops";
+  throw ConfigError(sc.file.empty() ? path : sc.file + ":" + path,
                     fmt::format("about {:.0f} operations x {} runs would take about {:.1f} hours of wall time at ~1M "
                                 "operations/s; pass --yes to run anyway, or lower it",
                                 ops, runs, hours));
@@ -127,6 +129,7 @@ int run_run(const std::vector<std::string>& args) {
   if (!parse_options("run", "SCENARIO [--policy NAME ...] [--seed S] [--seeds K] [--set PATH=V ...] [--out DIR] [--force]",
                      args, opts, pos, vm))
     return 0;
+  const std::atomic<bool>& interrupted = install_interrupt_handler();
   const std::vector<std::string> sets = vm.count("set") ? vm["set"].as<std::vector<std::string>>() : std::vector<std::string>{};
   const Scenario sc = load_scenario(vm["scenario"].as<std::string>(), sets);
   const std::uint64_t seed = vm.count("seed") ? vm["seed"].as<std::uint64_t>() : sc.seed;
@@ -142,9 +145,8 @@ int run_run(const std::vector<std::string>& args) {
       choose_out_dir((fs::path(vm["out"].as<std::string>()) / sc.name).string(), vm["force"].as<bool>(), false, note,
                      /*resumable=*/false);
   if (!note.empty()) std::cerr << "lbsim run: " << note << "\n";
-  if (k > 1) return run_replicates(sc, chosen, seed, k, dir, vm["threads"].as<unsigned>(), json);
+  if (k > 1) return run_replicates(sc, chosen, seed, k, dir, vm["threads"].as<unsigned>(), json, interrupted);
 
-  const auto& interrupted = install_interrupt_handler();
   const ScenarioModel model = analyze_scenario(sc);
   const bool tty = isatty(fileno(stderr)) != 0 && !json;
   std::vector<RunResult> results;

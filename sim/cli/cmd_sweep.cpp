@@ -38,6 +38,8 @@ int run_sweep(const std::vector<std::string>& args) {
   if (!parse_options("sweep", "SCENARIO --set PATH=V1,V2,... [--seeds K] [--out DIR] [--shard I/N] [--resume]", args,
                      opts, pos, vm))
     return 0;
+  // From here on Ctrl-C / SIGTERM only sets a flag: nothing starts after it, nothing is half-written.
+  const std::atomic<bool>& interrupted = install_interrupt_handler();
   const std::string file = vm["scenario"].as<std::string>();
   const std::size_t k = vm["seeds"].as<std::size_t>();
   if (k == 0 || k > 10000) throw ConfigError("--seeds", fmt::format("must be in [1, 10000], got {}", k));
@@ -92,7 +94,7 @@ int run_sweep(const std::vector<std::string>& args) {
   BatchOptions bo;
   bo.threads = vm["threads"].as<unsigned>();
   bo.resume = vm["resume"].as<bool>();
-  bo.cancel = &install_interrupt_handler();
+  bo.cancel = &interrupted;
   std::size_t done = 0;
   bo.on_done = [&](std::size_t, bool) {
     ++done;

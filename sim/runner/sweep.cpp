@@ -62,17 +62,17 @@ OJ sweep_document(const SweepHeader& h, const std::vector<GridPoint>& points, co
   return finish(head, std::move(pts));
 }
 
-OJ merge_sweeps(const std::vector<nlohmann::json>& slices) {
+OJ merge_sweeps(const std::vector<OJ>& slices) {
   if (slices.empty()) throw ConfigError("lbsim merge", "no sweep slices given");
-  auto strip = [](nlohmann::json j) {
+  auto strip = [](OJ j) {
     j.erase("points");
     j.erase("shard");
     return j;
   };
-  const nlohmann::json ref = strip(slices.front());
+  const OJ ref = strip(slices.front());
   if (ref.value("schema", std::string()) != kSweepSchema)
     throw ConfigError("lbsim merge", fmt::format("not a {} document", kSweepSchema));
-  std::map<std::size_t, nlohmann::json> points;
+  std::map<std::size_t, OJ> points;
   for (std::size_t i = 0; i < slices.size(); ++i) {
     if (strip(slices[i]) != ref)
       throw ConfigError(fmt::format("slice {}", i + 1), "comes from a different sweep (scenario, grid, policies or seeds differ)");
@@ -90,12 +90,9 @@ OJ merge_sweeps(const std::vector<nlohmann::json>& slices) {
   if (!missing.empty())
     throw ConfigError("lbsim merge", fmt::format("{} grid point(s) missing: {}", missing.size(), fmt::join(missing, ", ")));
   // Rebuild in the same key order as sweep_document().
-  OJ head;
-  for (const char* k : {"schema", "scenario", "parameters", "grid", "grid_points", "policies", "seeds", "seed_list"})
-    head[k] = OJ::parse(ref[k].dump());
   std::vector<OJ> pts;
-  for (const auto& [i, p] : points) pts.push_back(OJ::parse(p.dump()));
-  return finish(head, std::move(pts));
+  for (const auto& [i, p] : points) pts.push_back(p);
+  return finish(ref, std::move(pts));
 }
 
 std::string sweep_table(const nlohmann::json& sweep) {

@@ -29,7 +29,7 @@ nlohmann::ordered_json sweep_document(const SweepHeader& h, const std::vector<Gr
 
 // Joins slices (documents written with a shard). ConfigError when they come from different
 // sweeps, overlap inconsistently, or miss grid points (which are listed).
-nlohmann::ordered_json merge_sweeps(const std::vector<nlohmann::json>& slices);
+nlohmann::ordered_json merge_sweeps(const std::vector<nlohmann::ordered_json>& slices);
 
 // A text table per headline metric: rows are grid points, columns policies, "mean ± ci95".
 std::string sweep_table(const nlohmann::json& sweep);

@@ -1,0 +1,140 @@
+// Issue 6 section 3: a sweep killed at random points keeps every finished report, leaves no
+// half-written file, lists what is missing, and `--resume` then gives exactly the aggregate of an
+// uninterrupted sweep. Also: unwritable output gives exit code 1 and no file.
+#include <gtest/gtest.h>
+
+#include <csignal>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <thread>
+
+#include <fmt/format.h>
+#include <fcntl.h>
+#include <sys/wait.h>
+
+#include <nlohmann/json.hpp>
+#include <unistd.h>
+
+#include "sim/core/rng.hpp"
+
+namespace lbsim {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string slurp(const fs::path& p) {
+  std::ifstream in(p);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+// Runs lbsim with `args`; stderr to `err`; returns the exit status (128 + signal when killed by
+// one). When kill_after_ms >= 0, sends `sig` after that many milliseconds.
+int run_lbsim(const std::vector<std::string>& args, const fs::path& err, int kill_after_ms = -1, int sig = SIGINT) {
+  const pid_t pid = fork();
+  if (pid == 0) {
+    const int fd = ::open(err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    dup2(fd, 2);
+    const int null = ::open("/dev/null", O_WRONLY);
+    dup2(null, 1);
+    std::vector<char*> argv{const_cast<char*>(LBSIM_BINARY)};
+    for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+    argv.push_back(nullptr);
+    execv(LBSIM_BINARY, argv.data());
+    _exit(127);
+  }
+  if (kill_after_ms >= 0) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(kill_after_ms));
+    kill(pid, sig);
+  }
+  int status = 0;
+  waitpid(pid, &status, 0);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+std::vector<std::string> sweep_args(const fs::path& out) {
+  return {"sweep", std::string(LBSIM_SOURCE_DIR) + "/configs/default.json", "--set", "client.threads=8,64",
+          "--set", "workload.ops=30000", "--set", "workload.warmup_ops=1000", "--seeds", "2", "--threads", "2",
+          "--out", out.string()};
+}
+
+int count_reports(const fs::path& dir, int& temp_files) {
+  int n = 0;
+  temp_files = 0;
+  if (!fs::exists(dir)) return 0;
+  for (const auto& e : fs::recursive_directory_iterator(dir)) {
+    if (!e.is_regular_file()) continue;
+    const std::string name = e.path().filename().string();
+    if (name.starts_with("seed-") && name.ends_with(".json")) ++n;
+    if (name.starts_with(".")) ++temp_files;
+  }
+  return n;
+}
+
+TEST(InterruptResume, KilledSweepsResumeToTheUninterruptedAggregate) {
+  const fs::path root = fs::temp_directory_path() / fmt::format("lbsim-kill-{}", ::getpid());
+  fs::remove_all(root);
+  ASSERT_EQ(run_lbsim(sweep_args(root / "whole"), root / "whole.err"), 0) << slurp(root / "whole.err");
+  const std::string expected = slurp(root / "whole" / "sweep.json");
+  ASSERT_FALSE(expected.empty());
+
+  // Kill points drawn from a seeded stream, spread over the sweep's run time (2 x 3 x 2 = 12 runs).
+  Rng rng(2024);
+  int interrupted = 0, partial = 0;
+  for (int round = 0; round < 4; ++round) {
+    const fs::path out = root / fmt::format("k{}", round);
+    const int sig = round == 3 ? SIGTERM : SIGINT;
+    const int ms = 100 + static_cast<int>(rng.below(800));
+    const auto t0 = std::chrono::steady_clock::now();
+    const int rc = run_lbsim(sweep_args(out), root / "k.err", ms, sig);
+    const double stop_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() - ms / 1000.0;
+    int temps = 0;
+    const int kept = count_reports(out, temps);
+    EXPECT_EQ(temps, 0) << "a temporary (half-written) file was left behind";
+    std::printf("round %d: signal %d after %d ms: exit %d, %d of 12 reports kept\n", round, sig, ms, rc, kept);
+    if (rc == 130) {
+      ++interrupted;
+      partial += kept > 0;
+      EXPECT_LT(stop_s, 2.0) << "stopping took too long";
+      const std::string err = slurp(root / "k.err");
+      EXPECT_NE(err.find(fmt::format("{} of 12 runs missing", 12 - kept)), std::string::npos) << err;
+      EXPECT_FALSE(fs::exists(out / "sweep.json"));
+    } else {
+      ASSERT_EQ(rc, 0) << slurp(root / "k.err");  // finished before the signal
+    }
+    // Every report left behind is whole JSON.
+    if (fs::exists(out)) {
+      for (const auto& e : fs::recursive_directory_iterator(out)) {
+        if (!e.is_regular_file() || e.path().extension() != ".json") continue;
+        EXPECT_TRUE(nlohmann::json::accept(slurp(e.path()))) << e.path();
+      }
+    }
+    auto args = sweep_args(out);
+    args.push_back("--resume");
+    ASSERT_EQ(run_lbsim(args, root / "r.err"), 0) << slurp(root / "r.err");
+    EXPECT_EQ(slurp(out / "sweep.json"), expected) << "round " << round;
+  }
+  EXPECT_GE(interrupted, 2) << "the kill points should interrupt most rounds";
+  EXPECT_GE(partial, 1) << "at least one round should stop with some runs finished and some missing";
+  fs::remove_all(root);
+}
+
+TEST(InterruptResume, UnwritableOutputIsExitCode1WithNoFile) {
+  const fs::path root = fs::temp_directory_path() / fmt::format("lbsim-unwritable-{}", ::getpid());
+  fs::create_directories(root);
+  std::ofstream(root / "a-file") << "x";
+  const int rc = run_lbsim({"run", std::string(LBSIM_SOURCE_DIR) + "/configs/default.json", "--set", "workload.ops=2000",
+                            "--out", (root / "a-file" / "sub").string()},
+                           root / "err");
+  EXPECT_EQ(rc, 1);
+  const std::string err = slurp(root / "err");
+  EXPECT_NE(err.find("a-file"), std::string::npos) << err;
+  EXPECT_EQ(slurp(root / "a-file"), "x");
+  fs::remove_all(root);
+}
+
+}  // namespace
+}  // namespace lbsim

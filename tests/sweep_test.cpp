@@ -1,0 +1,91 @@
+// Sweeps: grid expansion, deterministic shards, and `lbsim merge` giving exactly the aggregate
+// one machine writes, whatever the thread count.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "sim/core/error.hpp"
+#include "sim/runner/grid.hpp"
+
+namespace lbsim {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string slurp(const fs::path& p) {
+  std::ifstream in(p);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+int lbsim(const std::string& args) {
+  const int rc = std::system(fmt::format("{} {} >/dev/null 2>&1", LBSIM_BINARY, args).c_str());
+  return WEXITSTATUS(rc);
+}
+
+TEST(Grid, AxesSplitOnTopLevelCommasAndExpandInOrder) {
+  const GridAxis a = parse_axis("client.threads=1,8,32");
+  EXPECT_EQ(a.path, "client.threads");
+  EXPECT_EQ(a.values, (std::vector<std::string>{"1", "8", "32"}));
+  const GridAxis b = parse_axis(R"(workload.mix={"read":1,"write":3},[1,2],"a,b",plain)");
+  EXPECT_EQ(b.values, (std::vector<std::string>{R"({"read":1,"write":3})", "[1,2]", R"("a,b")", "plain"}));
+  const auto pts = expand_grid({a, parse_axis("x=p,q")});
+  ASSERT_EQ(pts.size(), 6u);
+  EXPECT_EQ(pts[1].sets, (std::vector<std::string>{"client.threads=1", "x=q"}));
+  EXPECT_EQ(pts[1].values["client.threads"], 1);
+  EXPECT_EQ(pts[1].values["x"], "q");
+  EXPECT_EQ(pts[5].id, "p005");
+  EXPECT_THROW(parse_axis("client.threads"), ConfigError);
+  EXPECT_THROW(parse_axis("a=1,,2"), ConfigError);
+}
+
+TEST(Grid, ShardsPartitionTheGrid) {
+  const auto pts = expand_grid({parse_axis("a=1,2,3,4,5,6,7")});
+  std::vector<int> owner(pts.size(), 0);
+  for (std::size_t i = 1; i <= 3; ++i)
+    for (const auto& p : pts)
+      if (in_shard(p, Shard{i, 3})) ++owner[p.index];
+  for (int o : owner) EXPECT_EQ(o, 1);
+  EXPECT_THROW(parse_shard("0/3"), ConfigError);
+  EXPECT_THROW(parse_shard("4/3"), ConfigError);
+  EXPECT_THROW(parse_shard("1-3"), ConfigError);
+  EXPECT_EQ(parse_shard("2/3").index, 2u);
+}
+
+TEST(Sweep, MergedShardsEqualTheSingleMachineAggregate) {
+  const fs::path root = fs::temp_directory_path() / fmt::format("lbsim-sweep-{}", ::getpid());
+  fs::remove_all(root);
+  const std::string base = fmt::format("sweep {}/configs/default.json --set client.threads=4,16,64 "
+                                       "--set workload.ops=8000 --set workload.warmup_ops=500 --seeds 2",
+                                       LBSIM_SOURCE_DIR);
+  ASSERT_EQ(lbsim(base + " --threads 1 --out " + (root / "one").string()), 0);
+  ASSERT_EQ(lbsim(base + " --threads 2 --shard 1/2 --out " + (root / "sh").string()), 0);
+  ASSERT_EQ(lbsim(base + " --threads 2 --shard 2/2 --out " + (root / "sh").string()), 0);
+  // Missing slices are refused with the missing points named.
+  EXPECT_EQ(lbsim(fmt::format("merge {} -o {}", (root / "sh" / "sweep.shard-1-of-2.json").string(),
+                              (root / "partial.json").string())),
+            2);
+  EXPECT_FALSE(fs::exists(root / "partial.json"));
+  ASSERT_EQ(lbsim(fmt::format("merge {} -o {}", (root / "sh").string(), (root / "merged.json").string())), 0);
+  const std::string one = slurp(root / "one" / "sweep.json");
+  EXPECT_FALSE(one.empty());
+  EXPECT_TRUE(slurp(root / "merged.json") == one) << "the merged slices differ from the single-machine sweep.json";
+  const auto doc = nlohmann::json::parse(one);
+  EXPECT_EQ(doc["schema"], "lbsim.sweep/1");
+  EXPECT_EQ(doc["points"].size(), 3u);
+  EXPECT_EQ(doc["points"][2]["policies"]["random"]["metrics"]["throughput_ops_s"]["n"], 2);
+  // An existing output folder is not overwritten: a numbered one is used instead.
+  ASSERT_EQ(lbsim(base + " --out " + (root / "one").string()), 0);
+  EXPECT_TRUE(fs::exists(root / "one.2" / "sweep.json"));
+  fs::remove_all(root);
+}
+
+}  // namespace
+}  // namespace lbsim
