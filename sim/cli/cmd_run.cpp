@@ -72,10 +72,7 @@ int run_replicates(const Scenario& sc, const std::vector<const PolicyEntry*>& ch
   const BatchResult res = run_batch(jobs, bo);
   if (tty) fmt::print(stderr, "\n");
   if (res.missing > 0) {
-    std::cerr << fmt::format("lbsim run: interrupted: {} of {} runs missing (finished reports are kept in {}):\n",
-                             res.missing, jobs.size(), dir);
-    for (std::size_t i = 0; i < jobs.size(); ++i)
-      if (!res.reports[i]) std::cerr << fmt::format("  {} seed {}\n", jobs[i].policy->name, jobs[i].seed);
+    std::cerr << describe_missing("run", jobs, res, dir, [&](std::size_t i) { return jobs[i].policy->name; });
     return kInterruptedExit;
   }
   std::vector<nlohmann::json> all;

@@ -8,6 +8,7 @@
 #include <thread>
 
 #include <fmt/format.h>
+#include <unistd.h>
 
 #include "sim/cli/command.hpp"
 #include "sim/cli/interrupt.hpp"
@@ -96,18 +97,17 @@ int run_sweep(const std::vector<std::string>& args) {
   bo.resume = vm["resume"].as<bool>();
   bo.cancel = &interrupted;
   std::size_t done = 0;
+  const bool tty = isatty(fileno(stderr)) != 0;
   bo.on_done = [&](std::size_t, bool) {
     ++done;
-    fmt::print(stderr, "\rlbsim sweep: {}/{} runs", done, jobs.size());
+    if (tty) fmt::print(stderr, "\rlbsim sweep: {}/{} runs", done, jobs.size());
   };
   const BatchResult res = run_batch(jobs, bo);
-  fmt::print(stderr, "\n");
+  if (tty) fmt::print(stderr, "\n");
   if (res.missing > 0) {
-    std::cerr << fmt::format("lbsim sweep: interrupted: {} of {} runs missing (finished reports are kept in {}):\n",
-                             res.missing, jobs.size(), dir);
-    for (std::size_t i = 0; i < jobs.size(); ++i)
-      if (!res.reports[i])
-        std::cerr << fmt::format("  {} {} seed {}\n", points[job_point[i]].id, jobs[i].policy->name, jobs[i].seed);
+    std::cerr << describe_missing("sweep", jobs, res, dir, [&](std::size_t i) {
+      return points[job_point[i]].id + " " + jobs[i].policy->name;
+    });
     std::cerr << "rerun with --resume to run only the missing ones\n";
     return kInterruptedExit;
   }

@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "sim/core/json_reader.hpp"
+#include "sim/report/report_json.hpp"
 
 namespace lbsim {
 
@@ -49,19 +50,9 @@ std::vector<Json> load_reports(const std::vector<std::string>& inputs) {
   for (const auto& in : inputs) {
     std::error_code ec;
     if (fs::is_directory(in, ec)) {
-      std::vector<fs::path> files;
-      for (const auto& e : fs::recursive_directory_iterator(in))
-        if (e.is_regular_file() && e.path().extension() == ".json") files.push_back(e.path());
-      std::sort(files.begin(), files.end());
-      for (const auto& f : files) {
-        Json j;
-        try {
-          j = jsonin::load_file(f.string());
-        } catch (const ConfigError&) {
-          continue;  // not JSON: not a report
-        }
+      for_each_json_document(in, [&](const std::string&, Json j) {
         if (is_report(j)) out.push_back(std::move(j));
-      }
+      });
     } else {
       Json j = jsonin::load_file(in);
       if (!is_report(j)) throw ConfigError(in, "not an lbsim report (no \"schema\"/\"policy\" fields)");

@@ -211,19 +211,7 @@ ReportInputs load_report_inputs(const std::vector<std::string>& inputs) {
   for (const auto& path : inputs) {
     std::error_code ec;
     if (fs::is_directory(path, ec)) {
-      std::vector<fs::path> files;
-      for (const auto& e : fs::recursive_directory_iterator(path))
-        if (e.is_regular_file() && e.path().extension() == ".json") files.push_back(e.path());
-      std::sort(files.begin(), files.end());
-      for (const auto& f : files) {
-        Json j;
-        try {
-          j = jsonin::load_file(f.string());
-        } catch (const ConfigError&) {
-          continue;  // not JSON: not ours
-        }
-        take(f, std::move(j));
-      }
+      for_each_json_document(path, [&](const std::string& f, Json j) { take(fs::path(f), std::move(j)); });
     } else {
       Json j = jsonin::load_file(path);
       if (kind_of(j) == Kind::Other)

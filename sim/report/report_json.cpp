@@ -1,5 +1,6 @@
 #include "sim/report/report_json.hpp"
 
+#include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
@@ -12,6 +13,7 @@
 #include <unistd.h>
 
 #include "sim/core/error.hpp"
+#include "sim/core/json_reader.hpp"
 #include "sim/metrics/imbalance.hpp"
 
 namespace lbsim {
@@ -140,6 +142,23 @@ OJ report_json(const RunResult& r) {
                  {"ns_per_op", round_to(r.engine.ns_per_op, 1)},
                  {"peak_rss_mb", round_to(r.engine.peak_rss_mb, 1)}};
   return j;
+}
+
+void for_each_json_document(const std::string& dir,
+                            const std::function<void(const std::string& path, nlohmann::json doc)>& fn) {
+  std::vector<std::filesystem::path> files;
+  for (const auto& e : std::filesystem::recursive_directory_iterator(dir))
+    if (e.is_regular_file() && e.path().extension() == ".json") files.push_back(e.path());
+  std::sort(files.begin(), files.end());
+  for (const auto& f : files) {
+    nlohmann::json j;
+    try {
+      j = jsonin::load_file(f.string());
+    } catch (const ConfigError&) {
+      continue;  // not JSON: not a document of ours
+    }
+    fn(f.string(), std::move(j));
+  }
 }
 
 std::string report_path(const std::string& out_dir, const std::string& scenario, const std::string& policy) {

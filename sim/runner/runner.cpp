@@ -93,6 +93,15 @@ BatchResult run_batch(const std::vector<RunJob>& jobs, const BatchOptions& opts)
   return res;
 }
 
+std::string describe_missing(const std::string& command, const std::vector<RunJob>& jobs, const BatchResult& res,
+                             const std::string& dir, const std::function<std::string(std::size_t job)>& label) {
+  std::string s = fmt::format("lbsim {}: interrupted: {} of {} runs missing (finished reports are kept in {}):\n",
+                              command, res.missing, jobs.size(), dir);
+  for (std::size_t i = 0; i < jobs.size(); ++i)
+    if (!res.reports[i]) s += fmt::format("  {} seed {}\n", label(i), jobs[i].seed);
+  return s;
+}
+
 std::vector<std::uint64_t> replicate_seeds(std::uint64_t first, std::size_t k) {
   std::vector<std::uint64_t> s;
   for (std::size_t i = 0; i < k; ++i) s.push_back(first + i);

@@ -45,6 +45,11 @@ struct BatchResult {
 
 BatchResult run_batch(const std::vector<RunJob>& jobs, const BatchOptions& opts);
 
+// Tells the user which runs an interrupted batch left missing ("<label(i)> seed <s>" each) and
+// where the finished reports are.
+std::string describe_missing(const std::string& command, const std::vector<RunJob>& jobs, const BatchResult& res,
+                             const std::string& dir, const std::function<std::string(std::size_t job)>& label);
+
 // A valid report of this scenario/policy/seed at `path`, or nullopt.
 std::optional<nlohmann::json> existing_report(const std::string& path, const RunJob& job);
 

@@ -1,6 +1,7 @@
 #include "sim/runner/sweep.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <set>
 
 #include <fmt/format.h>
@@ -121,7 +122,9 @@ std::string sweep_table(const nlohmann::json& sweep) {
         std::string cell = "-";
         if (pt["policies"].contains(p) && pt["policies"][p]["metrics"].contains(m.id)) {
           const auto& a = pt["policies"][p]["metrics"][m.id];
-          const double mean = a["mean"].get<double>() * m.scale, ci = a["ci95"].get<double>() * m.scale;
+          const double mean = a["mean"].get<double>() * m.scale;
+          double ci = a["ci95"].get<double>() * m.scale;
+          if (ci < 1e-9 * std::fabs(mean)) ci = 0;  // rounding noise of identical samples
           cell = a["n"].get<std::size_t>() > 1 ? fmt::format("{:.4g} ± {:.2g}", mean, ci) : fmt::format("{:.4g}", mean);
         }
         out += fmt::format(" {:>22}", cell);
