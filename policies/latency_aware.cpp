@@ -174,7 +174,7 @@ std::unique_ptr<Policy> make_latency_aware_spec(const jsonin::Json& spec, const 
   opts.min_measure = o.integer("min_measure", 0, 1000000000, 50);
   if (!o.has("child"))
     jsonin::fail(o.path_of("child"), "required field is missing (the wrapped policy, e.g. {\"type\": \"DCAwareRoundRobin\"})");
-  return make_latency_aware(make_policy(o.at("child"), o.path_of("child"), ctx), opts);
+  return make_latency_aware(make_child_policy(o.at("child"), o.path_of("child"), ctx, "LatencyAware"), opts);
 }
 
 }  // namespace

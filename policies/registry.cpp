@@ -54,6 +54,29 @@ std::unique_ptr<Policy> make_policy(const jsonin::Json& spec, const std::string&
   return info->make(spec, path, ctx);
 }
 
+std::unique_ptr<Policy> make_child_policy(const jsonin::Json& spec, const std::string& path, const BuildContext& ctx,
+                                          std::string_view parent) {
+  std::string p = path;
+  for (const jsonin::Json* cur = &spec; cur->is_object();) {
+    const auto t = cur->find("type");
+    if (t == cur->end() || !t->is_string()) break;
+    const std::string type = t->get<std::string>();
+    if (type == "Basic4x" || type == "Default4x")
+      jsonin::fail(jsonin::key_path(p, "type"),
+                   fmt::format("{} (Java driver 3.x) cannot wrap {} (Java driver 4.x): the 4.x policies are token-aware "
+                               "themselves and have no wrappers; use {} alone",
+                               parent, type, type));
+    if (parent == "TokenAware" && type == "TokenAware")
+      jsonin::fail(jsonin::key_path(p, "type"), "TokenAware cannot wrap TokenAware (the outer one already puts the "
+                                                "replicas first); keep one TokenAware, outermost");
+    const auto c = cur->find("child");
+    if (c == cur->end()) break;
+    cur = &*c;
+    p = jsonin::key_path(p, "child");
+  }
+  return make_policy(spec, path, ctx);
+}
+
 // ---- plan_util.hpp helpers -------------------------------------------------------------------
 
 std::optional<std::string> dc_param(const jsonin::Object& o, std::string_view key, const BuildContext& ctx) {

@@ -12,6 +12,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "policies/policy.hpp"
@@ -47,6 +48,11 @@ class Registry {
 
 // Builds a policy from its spec; `path` is the spec's JSON path for messages.
 std::unique_ptr<Policy> make_policy(const jsonin::Json& spec, const std::string& path, const BuildContext& ctx);
+// The child of a wrapper policy (`parent` is the wrapper's type). Refuses what the drivers would
+// not build: a 4.x policy (Basic4x, Default4x) under a 3.x wrapper, and TokenAware anywhere below
+// TokenAware (the outer one already puts the replicas first).
+std::unique_ptr<Policy> make_child_policy(const jsonin::Json& spec, const std::string& path, const BuildContext& ctx,
+                                          std::string_view parent);
 
 }  // namespace lbsim::policy
 

@@ -5,6 +5,7 @@ set -euo pipefail
 
 packages=(
   cmake ninja-build g++ pkg-config
+  clang libclang-rt-14-dev    # the sanitizer + fuzz build (ASan, UBSan, libFuzzer)
   libboost-program-options-dev libeigen3-dev nlohmann-json3-dev libfmt-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   python3 python3-cassandra   # the ring oracle used by the cross-check test (../shared/oracle)

@@ -77,17 +77,22 @@ int count_reports(const fs::path& dir, int& temp_files) {
 TEST(InterruptResume, KilledSweepsResumeToTheUninterruptedAggregate) {
   const fs::path root = fs::temp_directory_path() / fmt::format("lbsim-kill-{}", ::getpid());
   fs::remove_all(root);
+  const auto w0 = std::chrono::steady_clock::now();
   ASSERT_EQ(run_lbsim(sweep_args(root / "whole"), root / "whole.err"), 0) << slurp(root / "whole.err");
+  // Kill points are fractions of this machine's uninterrupted time, so a loaded machine still
+  // sees signals land before, during and near the end of the batch.
+  const int whole_ms = static_cast<int>(
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - w0).count());
   const std::string expected = slurp(root / "whole" / "sweep.json");
   ASSERT_FALSE(expected.empty());
 
-  // Kill points drawn from a seeded stream, spread over the sweep's run time (2 x 3 x 2 = 12 runs).
+  // Kill points drawn from a seeded stream over 10%..85% of the run time (2 x 3 x 2 = 12 runs).
   Rng rng(2024);
   int interrupted = 0, partial = 0;
   for (int round = 0; round < 4; ++round) {
     const fs::path out = root / fmt::format("k{}", round);
     const int sig = round == 3 ? SIGTERM : SIGINT;
-    const int ms = 100 + static_cast<int>(rng.below(800));
+    const int ms = whole_ms / 10 + static_cast<int>(rng.below(static_cast<std::uint64_t>(whole_ms) * 3 / 4 + 1));
     const auto t0 = std::chrono::steady_clock::now();
     const int rc = run_lbsim(sweep_args(out), root / "k.err", ms, sig);
     const double stop_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() - ms / 1000.0;
@@ -98,7 +103,7 @@ TEST(InterruptResume, KilledSweepsResumeToTheUninterruptedAggregate) {
     if (rc == 130) {
       ++interrupted;
       partial += kept > 0;
-      EXPECT_LT(stop_s, 2.0) << "stopping took too long";
+      EXPECT_LT(stop_s, 5.0) << "stopping took too long";  // well under a second when the machine is idle
       const std::string err = slurp(root / "k.err");
       EXPECT_NE(err.find(fmt::format("{} of 12 runs missing", 12 - kept)), std::string::npos) << err;
       EXPECT_FALSE(fs::exists(out / "sweep.json"));

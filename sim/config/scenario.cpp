@@ -21,6 +21,7 @@ namespace {
 
 constexpr std::size_t kMaxDcs = 16;  // the coordinator model's per-DC arrays
 constexpr std::size_t kMaxReplicas = 64;
+constexpr std::size_t kMaxNodes = 46340;  // node x node latency table within 2^31 bytes
 
 std::string fnv_hex(const std::string& s) {
   return fmt::format("{:016x}", stream_hash(s));
@@ -107,6 +108,13 @@ Scenario scenario_from_json(Json doc, const std::string& file, const std::string
   sc.cluster = parse_cluster_topology(o.at("cluster"), "/cluster", ks ? *ks : null, "/keyspace", dir, Rng(sc.seed),
                                       node_model_keys());
   sc.warnings = sc.cluster.warnings;
+  // The engine keeps a node x node table of network latency classes (1 byte each): refuse, with
+  // an estimate, clusters whose table would not fit instead of dying of out-of-memory.
+  const std::size_t nodes = sc.cluster.topology.size();
+  if (nodes > kMaxNodes)
+    jsonin::fail("/cluster", fmt::format("{} nodes need a {} x {} network latency table of about {} MB; at most {} "
+                                         "nodes are modelled",
+                                         nodes, nodes, nodes, nodes * nodes / 1000000, kMaxNodes));
   auto ring = std::make_shared<TokenRing>(sc.cluster.topology, sc.cluster.replication);
   for (const auto& w : ring->warnings()) sc.warnings.push_back(w);
   sc.ring = ring;
@@ -192,7 +200,7 @@ void apply_set(Json& doc, const std::string& assignment) {
   Json value;
   try {
     value = Json::parse(text);
-  } catch (const Json::parse_error&) {
+  } catch (const Json::exception&) {  // parse_error, or out_of_range for a number like 1e400
     value = text;  // a bare string
   }
   Json* cur = &doc;

@@ -97,7 +97,11 @@ NodeModelSpec parse_node_model(const Json& cluster, const std::string& path, con
     if (!sp->is_object()) jsonin::fail(spp, fmt::format("expected an object {{\"node id\": factor}}, got {}", jsonin::type_name(*sp)));
     for (const auto& [id, v] : sp->items()) {
       const auto n = topo.node_index(id);
-      if (!n) jsonin::fail(jsonin::key_path(spp, id), "unknown node '" + id + "'");
+      if (!n) {
+        std::vector<std::string> ids;
+        for (const auto& node : topo.nodes) ids.push_back(node.id);
+        jsonin::fail(jsonin::key_path(spp, id), "unknown node '" + id + "'; valid: " + jsonin::join(ids));
+      }
       s.speed[*n] = jsonin::as_number(v, jsonin::key_path(spp, id), 0.001, 1000);
     }
   }

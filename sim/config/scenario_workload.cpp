@@ -68,6 +68,13 @@ ConsistencyLevel parse_cl(const Json& j, const std::string& path) {
   return *cl;
 }
 
+// A field as echoed in a message: printable ASCII only, at most 40 characters (binary files).
+std::string shown(const std::string& s) {
+  std::string out;
+  for (char c : s.substr(0, 40)) out += std::isprint(static_cast<unsigned char>(c)) ? c : '?';
+  return s.size() > 40 ? out + "..." : out;
+}
+
 std::string read_text(const std::string& file, const std::string& path) {
   std::error_code ec;
   if (std::filesystem::is_directory(file, ec)) jsonin::fail(path, "'" + file + "' is a directory, not a trace file");
@@ -107,7 +114,7 @@ std::vector<TraceRecord> parse_trace(const std::string& text, const std::string&
     double us = 0;
     const auto [p, ec] = std::from_chars(f[0].data(), f[0].data() + f[0].size(), us);
     if (ec != std::errc() || p != f[0].data() + f[0].size() || !(us >= 0) || us > 1e15)
-      throw ConfigError(where, "time_us must be a number >= 0, got '" + f[0] + "'");
+      throw ConfigError(where, "time_us must be a number >= 0, got '" + shown(f[0]) + "'");
     r.at = from_us(us);
     if (!out.empty() && r.at < out.back().at)
       throw ConfigError(where, fmt::format("times must not decrease ({} us after {} us)", f[0], to_ms(out.back().at) * 1e3));
@@ -115,13 +122,13 @@ std::vector<TraceRecord> parse_trace(const std::string& text, const std::string&
     std::transform(op.begin(), op.end(), op.begin(), [](unsigned char ch) { return static_cast<char>(std::tolower(ch)); });
     if (op == "read") r.op = OpKind::Read;
     else if (op == "write") r.op = OpKind::Write;
-    else throw ConfigError(where, "unknown op '" + f[1] + "'; valid: read, write");
+    else throw ConfigError(where, "unknown op '" + shown(f[1]) + "'; valid: read, write");
     const auto key = parse_hex(f[2]);
-    if (!key || key->empty()) throw ConfigError(where, "key_hex must be non-empty hex (even length), got '" + f[2] + "'");
+    if (!key || key->empty()) throw ConfigError(where, "key_hex must be non-empty hex (even length), got '" + shown(f[2]) + "'");
     r.token = murmur3_token(*key);
     if (f.size() == 4 && !f[3].empty()) {
       const auto cl = parse_consistency(f[3]);
-      if (!cl) throw ConfigError(where, "unknown consistency level '" + f[3] + "'; valid: " + std::string(kConsistencyNames));
+      if (!cl) throw ConfigError(where, "unknown consistency level '" + shown(f[3]) + "'; valid: " + std::string(kConsistencyNames));
       r.cl = *cl;
       r.has_cl = true;
     }

@@ -1,7 +1,9 @@
 #include "sim/core/json_reader.hpp"
 
 #include <cerrno>
+#include <cctype>
 #include <cmath>
+#include <cstring>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -55,8 +57,36 @@ void fail(const std::string& path, const std::string& message) {
   throw ConfigError(path.empty() ? "/" : path, message);
 }
 
+namespace {
+// Deeper documents are refused before parsing: nothing valid comes near, and recursive code
+// (dump, path walks) must not exhaust the stack on a hostile file.
+constexpr int kMaxDepth = 100;
+
+void check_depth(const std::string& text, const std::string& what) {
+  int depth = 0;
+  bool in_string = false;
+  std::size_t line = 1;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (c == '\n') ++line;
+    if (in_string) {
+      if (c == '\\') ++i;
+      else if (c == '"') in_string = false;
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == '[' || c == '{') {
+      if (++depth > kMaxDepth)
+        throw ConfigError(what, fmt::format("arrays and objects nested deeper than {} levels (line {})", kMaxDepth, line));
+    } else if (c == ']' || c == '}') {
+      --depth;
+    }
+  }
+}
+}  // namespace
+
 Json parse_text(const std::string& text, const std::string& what) {
   if (text.empty()) throw ConfigError(what, "file is empty; expected a JSON document");
+  check_depth(text, what);
   try {
     return Json::parse(text);
   } catch (const Json::parse_error& e) {
@@ -73,7 +103,27 @@ Json parse_text(const std::string& text, const std::string& what) {
     std::string msg = e.what();
     const auto p = msg.find("syntax error");
     if (p != std::string::npos) msg = msg.substr(p);
+    std::string clean;  // binary files: show bytes that are not printable ASCII as \xNN
+    for (const char ch : msg) {
+      const auto u = static_cast<unsigned char>(ch);
+      clean += std::isprint(u) ? std::string(1, ch) : fmt::format("\\x{:02x}", u);
+    }
+    msg = clean;
+    // NaN and Infinity are not JSON tokens (nlohmann reports "invalid literal"): say so.
+    std::size_t start = e.byte > 0 ? e.byte - 1 : 0;
+    while (start > 0 && std::isalpha(static_cast<unsigned char>(text[start - 1]))) --start;
+    for (const char* word : {"NaN", "Infinity", "nan", "inf"})
+      if (text.compare(start, std::strlen(word), word) == 0) {
+        msg += "; NaN and Infinity are not valid JSON numbers: give a finite number";
+        break;
+      }
     throw ConfigError(what, fmt::format("not valid JSON (line {}, column {}): {}", line, col, msg));
+  } catch (const Json::exception& e) {
+    // nlohmann throws out_of_range (not parse_error) for a number that overflows a double (1e400).
+    std::string msg = e.what();
+    const auto p = msg.find("] ");
+    if (p != std::string::npos) msg = msg.substr(p + 2);
+    throw ConfigError(what, "not valid JSON: " + msg + " (numbers must fit a double, up to about 1.8e308)");
   }
 }
 
@@ -101,7 +151,9 @@ std::int64_t as_int(const Json& j, const std::string& path, std::int64_t lo, std
     v = static_cast<std::int64_t>(u);
   } else if (j.is_number_float()) {
     const double d = j.get<double>();
-    if (!std::isfinite(d) || d != std::floor(d) || std::fabs(d) > 9.0e15)
+    if (!std::isfinite(d))  // 1e400 parses as infinity, which dump() would print as null
+      fail(path, fmt::format("must be an integer in [{}, {}], got {}", lo, hi, d > 0 ? "a number too large" : "a number too small"));
+    if (d != std::floor(d) || std::fabs(d) > 9.0e15)
       fail(path, fmt::format("must be an integer in [{}, {}], got {}", lo, hi, j.dump()));
     v = static_cast<std::int64_t>(d);
   } else {
@@ -114,7 +166,8 @@ std::int64_t as_int(const Json& j, const std::string& path, std::int64_t lo, std
 double as_number(const Json& j, const std::string& path, double lo, double hi) {
   if (!j.is_number()) fail(path, fmt::format("must be a number in [{}, {}], got {}", lo, hi, type_name(j)));
   const double d = j.get<double>();
-  if (!std::isfinite(d)) fail(path, "must be a finite number");
+  if (!std::isfinite(d))
+    fail(path, fmt::format("must be a finite number in [{}, {}], got {}", lo, hi, d > 0 ? "a number too large" : "a number too small"));
   if (d < lo || d > hi) fail(path, fmt::format("must be in [{}, {}], got {}", lo, hi, d));
   return d;
 }

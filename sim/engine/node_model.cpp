@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "sim/core/check.hpp"
+
 namespace lbsim {
 
 NodeModel::NodeModel(const NodeModelSpec& spec, std::size_t nodes, const FaultSpec& faults)
@@ -60,6 +62,7 @@ SimTime NodeModel::enqueue(NodeId id, std::uint32_t shard, SimTime now, double s
     if (w.start >= end) break;
     if (w.start > start) end += w.end - w.start;  // in service when the pause began
   }
+  LBSIM_DCHECK(start >= now && end >= start && work >= 0, "work ends before it starts or starts before it arrives");
   n.free_at[server] = end;
   n.counters.busy += work;
   n.counters.sojourn += end - now;

@@ -25,6 +25,7 @@ bool Simulation::Impl::send_attempt(std::uint32_t id, bool first) {
   shared_draws_ += shared;
   tl_draws_ += tl;
   const SimTime sent = cpu_.run(now_, static_cast<SimTime>(work + 0.5), shared, tl);
+  LBSIM_DCHECK(sent >= now_, "the client CPU finished work before it started");
 
   const std::uint32_t a = attempts_.alloc();
   Attempt& at = attempts_[a];
@@ -87,6 +88,8 @@ void Simulation::Impl::arm(std::uint32_t which) {
 
 void Simulation::Impl::end_attempt(std::uint32_t a, ResponseKind kind) {
   Attempt& at = attempts_[a];
+  LBSIM_DCHECK(at.alive, "an attempt ended twice");
+  LBSIM_DCHECK(ops_[at.op].alive > 0 && view_.in_flight(at.host) > 0, "in-flight attempt count would go negative");
   at.alive = false;
   view_.add_in_flight(at.host, -1);
   policy_->on_response(at.host, now_, now_ - at.sent, kind);
@@ -115,6 +118,7 @@ void Simulation::Impl::after_failure(std::uint32_t id, ErrorKind error, bool ret
 
 void Simulation::Impl::on_client_response(std::uint32_t cr) {
   CoordReq& c = crs_[cr];
+  LBSIM_DCHECK(c.pending > 0, "coordinator request event count would go negative");
   --c.pending;
   const std::uint32_t a = c.attempt;
   const bool success = c.success;

@@ -16,6 +16,7 @@
 #include <memory>
 #include <vector>
 
+#include "sim/core/check.hpp"
 #include "sim/engine/simulation.hpp"
 
 namespace lbsim {
@@ -108,6 +109,9 @@ struct Simulation::Impl {
   bool may_issue() const;
   void schedule_next_arrival();
   RunResult collect();
+  // Debug builds (LBSIM_DEBUG_CHECKS): the model's invariants after an event; `full` adds the
+  // scans over the slabs and hosts. Release builds compile the calls out.
+  void check_invariants(bool full) const;
 
   // sim_client.cpp
   bool send_attempt(std::uint32_t op, bool first);  // false: the plan is exhausted

@@ -24,6 +24,7 @@ void Simulation::Impl::respond(std::uint32_t cr, bool success, ErrorKind error) 
 
 void Simulation::Impl::on_attempt_arrive(std::uint32_t cr) {
   CoordReq& c = crs_[cr];
+  LBSIM_DCHECK(c.pending > 0, "coordinator request event count would go negative");
   --c.pending;
   const NodeId node = c.node;
   if (!nodes_.up(node)) {  // lost: the client times out
@@ -49,6 +50,7 @@ void Simulation::Impl::on_attempt_arrive(std::uint32_t cr) {
 
 void Simulation::Impl::on_coord_done(std::uint32_t cr) {
   CoordReq& c = crs_[cr];
+  LBSIM_DCHECK(c.pending > 0, "coordinator request event count would go negative");
   --c.pending;
   const NodeId node = c.node;
   if (!nodes_.up(node) || nodes_.went_down(node, c.epoch, now_ + 1)) {
@@ -159,6 +161,7 @@ void Simulation::Impl::enqueue_replica(std::uint32_t job, NodeId r, SimTime now)
     q_.push(j.end, kReplicaDone, job);
   } else if (c.done) {
     // The answer is no longer needed: the replica still does the work, no response event.
+    LBSIM_DCHECK(c.outstanding > 0, "replica job count would go negative");
     --c.outstanding;
     const std::uint32_t cr = j.cr;
     jobs_.release(job);
@@ -172,6 +175,7 @@ void Simulation::Impl::on_replica_arrive(std::uint32_t job) {
   const NodeId r = jobs_[job].node;
   if (!nodes_.up(r)) {
     const std::uint32_t cr = jobs_[job].cr;
+    LBSIM_DCHECK(crs_[cr].outstanding > 0, "replica job count would go negative");
     --crs_[cr].outstanding;
     jobs_.release(job);
     release_cr_if_idle(cr);
@@ -194,6 +198,7 @@ void Simulation::Impl::on_replica_done(std::uint32_t job) {
     }
   }
   jobs_.release(job);
+  LBSIM_DCHECK(c.outstanding > 0, "replica job count would go negative");
   --c.outstanding;
   const bool lost = nodes_.went_down(j.node, j.epoch, j.end) || !nodes_.up(c.node) ||
                     nodes_.went_down(c.node, c.epoch, now_ + 1);

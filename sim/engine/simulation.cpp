@@ -175,6 +175,9 @@ void Simulation::Impl::maybe_free_op(std::uint32_t id) {
 
 void Simulation::Impl::finish_op(std::uint32_t id, bool success, ErrorKind error) {
   Op& op = ops_[id];
+  LBSIM_DCHECK(!op.done, "an operation ended twice");
+  LBSIM_DCHECK(in_flight_ > 0, "in-flight count would go negative");
+  LBSIM_DCHECK(success || static_cast<std::size_t>(error) < kErrorKinds, "an operation failed without a typed error");
   op.done = true;
   --in_flight_;
   ++finished_;
@@ -287,8 +290,13 @@ RunResult Simulation::Impl::run(const RunOptions& options) {
   auto last_report = wall0;
   while (!q_.empty() && !finished_all_) {
     const EventQueue::Event e = q_.pop();
+    LBSIM_DCHECK(e.at >= now_, "simulated time went backwards");
     now_ = e.at;
     dispatch(e);
+#if defined(LBSIM_DEBUG_CHECKS) && LBSIM_DEBUG_CHECKS
+    // The scans cost O(slab sizes): every event early in the run, then every 256th.
+    check_invariants(events < 20000 || (events & 0xff) == 0);
+#endif
     if ((++events & 0xffff) == 0) {
       if (options.cancel && options.cancel->load(std::memory_order_relaxed)) throw Cancelled();
       if (options.progress) {
@@ -302,6 +310,10 @@ RunResult Simulation::Impl::run(const RunOptions& options) {
     }
   }
   if (!window_closed_) close_window();
+#if defined(LBSIM_DEBUG_CHECKS) && LBSIM_DEBUG_CHECKS
+  check_invariants(true);
+  LBSIM_DCHECK(in_flight_ == 0 && finished_ == issued_, "the run ended with operations that never ended");
+#endif
   result_.end = now_;
   RunResult r = collect();
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();

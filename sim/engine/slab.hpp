@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "sim/core/check.hpp"
 #include "sim/core/time.hpp"
 
 namespace lbsim {
@@ -26,6 +27,7 @@ class Slab {
     return static_cast<std::uint32_t>(items_.size() - 1);
   }
   void release(std::uint32_t i) {
+    LBSIM_DCHECK(live_ > 0 && i < items_.size(), "slab slot released twice or never allocated");
     const std::uint32_t g = items_[i].gen + 1;
     items_[i] = T{};
     items_[i].gen = g;
