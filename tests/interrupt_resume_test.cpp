@@ -105,7 +105,8 @@ TEST(InterruptResume, KilledSweepsResumeToTheUninterruptedAggregate) {
       partial += kept > 0;
       EXPECT_LT(stop_s, 5.0) << "stopping took too long";  // well under a second when the machine is idle
       const std::string err = slurp(root / "k.err");
-      EXPECT_NE(err.find(fmt::format("{} of 12 runs missing", 12 - kept)), std::string::npos) << err;
+      EXPECT_NE(err.find(fmt::format("{} of 12 runs missing", 12 - kept)), std::string::npos)
+          << "round " << round << ", " << kept << " reports on disk; stderr:\n" << err;
       EXPECT_FALSE(fs::exists(out / "sweep.json"));
     } else {
       ASSERT_EQ(rc, 0) << slurp(root / "k.err");  // finished before the signal

@@ -20,6 +20,7 @@ extern "C" void on_signal(int) {
 const std::atomic<bool>& install_interrupt_handler() {
   struct sigaction sa {};
   sa.sa_handler = on_signal;
+  sa.sa_flags = SA_RESTART;  // a report being written is not cut short by EINTR
   sigemptyset(&sa.sa_mask);
   sigaction(SIGINT, &sa, nullptr);
   sigaction(SIGTERM, &sa, nullptr);

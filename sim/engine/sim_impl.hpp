@@ -16,6 +16,7 @@
 #include <memory>
 #include <vector>
 
+#include "sim/cluster/coordination.hpp"
 #include "sim/core/check.hpp"
 #include "sim/engine/simulation.hpp"
 
@@ -28,7 +29,6 @@ struct Simulation::Impl {
   enum TimerId : std::uint32_t { kClientTimeout, kReadTimeout, kWriteTimeout, kSpeculative, kTimers };
   static constexpr std::uint32_t kNoThread = 0xffffffffu;
   static constexpr std::uint32_t kOpenLoop = 0xfffffeu;  // kOpStart id of the arrival process
-  static constexpr std::size_t kMaxDcs = 8;
 
   struct OpExtra {
     explicit OpExtra(Rng& r) : rnd(r) {}
@@ -74,13 +74,12 @@ struct Simulation::Impl {
     ConsistencyLevel cl = ConsistencyLevel::LocalOne;
     std::uint8_t pending = 0;      // events carrying this slot
     std::uint8_t outstanding = 0;  // replica jobs not yet accounted
-    std::uint8_t need = 0, got = 0;
+    std::uint32_t got = 0;  // responses counted toward the CL
     bool done = false;      // answered or abandoned
-    bool local_only = false;
-    bool each = false;
     bool success = false;   // the answer being delivered
     ErrorKind error = ErrorKind::Unavailable;
-    std::array<std::uint8_t, kMaxDcs> dc_need{}, dc_got{};
+    ClNeed need;  // what the consistency level asks for (sim/cluster/coordination.hpp)
+    std::array<std::uint8_t, kMaxDcs> dc_got{};
   };
   struct Job {
     std::uint32_t gen = 0;
@@ -165,8 +164,7 @@ struct Simulation::Impl {
   std::vector<std::uint8_t> client_lat_;  // per node
   std::vector<std::uint8_t> server_up_;   // coordinators' (gossip) view
   std::vector<std::uint32_t> total_quorum_dc_;  // per DC: rf/2+1 (0 when rf = 0)
-  std::vector<std::uint32_t> rf_dc_;
-  std::uint32_t total_rf_ = 0;
+  RfTable rf_;  // configured replication factors, as the CL arithmetic uses them
   std::vector<Detection> detections_;
   std::vector<FaultEvent> faults_;         // down/up actions in time order
 

@@ -60,45 +60,11 @@ void Simulation::Impl::on_coord_done(std::uint32_t cr) {
   }
   const auto replicas = ring_.replicas_at(c.range, ReplicaOrder::Server);
   const std::uint32_t local = topo_.node_dc[node];
-  const std::size_t dcs = topo_.dcs.size();
-  std::uint32_t need = 1;
-  switch (c.cl) {
-    case ConsistencyLevel::Any:
-    case ConsistencyLevel::One: need = 1; break;
-    case ConsistencyLevel::Two: need = 2; break;
-    case ConsistencyLevel::Three: need = 3; break;
-    case ConsistencyLevel::Quorum:
-    case ConsistencyLevel::Serial: need = total_rf_ / 2 + 1; break;
-    case ConsistencyLevel::All: need = total_rf_; break;
-    case ConsistencyLevel::LocalOne: need = 1; c.local_only = true; break;
-    case ConsistencyLevel::LocalQuorum:
-    case ConsistencyLevel::LocalSerial: need = rf_dc_[local] / 2 + 1; c.local_only = true; break;
-    case ConsistencyLevel::EachQuorum:
-      c.each = true;
-      for (std::size_t d = 0; d < dcs && d < kMaxDcs; ++d)
-        c.dc_need[d] = static_cast<std::uint8_t>(rf_dc_[d] > 0 ? rf_dc_[d] / 2 + 1 : 0);
-      break;
-  }
-  c.need = static_cast<std::uint8_t>(need);
-
-  // Availability in the coordinator's (gossip) view.
-  std::array<std::uint32_t, kMaxDcs> live_dc{};
-  std::uint32_t live = 0;
-  for (NodeId r : replicas) {
-    if (!server_up_[r]) continue;
-    ++live;
-    const std::uint32_t d = topo_.node_dc[r];
-    if (d < kMaxDcs) ++live_dc[d];
-  }
-  bool ok = true;
-  if (c.each) {
-    for (std::size_t d = 0; d < dcs && d < kMaxDcs; ++d) ok = ok && live_dc[d] >= c.dc_need[d];
-  } else if (c.local_only) {
-    ok = local < kMaxDcs && live_dc[local] >= need;
-  } else {
-    ok = live >= need;
-  }
-  if (!ok) {
+  // CL arithmetic, availability and closest-first reads: sim/cluster/coordination.hpp, the same
+  // code the analytic load model uses.
+  c.need = cl_need(c.cl, local, rf_);
+  auto live = [this](NodeId r) { return server_up_[r] != 0; };
+  if (!cl_available(c.need, topo_, local, replicas, live)) {
     respond(cr, false, ErrorKind::Unavailable);
     return;
   }
@@ -108,29 +74,9 @@ void Simulation::Impl::on_coord_done(std::uint32_t cr) {
   std::size_t nt = 0;
   if (c.kind == OpKind::Write) {
     for (NodeId r : replicas)
-      if (server_up_[r] && nt < targets.size()) targets[nt++] = r;
+      if (live(r) && nt < targets.size()) targets[nt++] = r;
   } else {
-    std::array<std::uint32_t, kMaxDcs> taken{};
-    std::uint32_t total = 0;
-    const std::uint32_t rack = topo_.node_rack[node];
-    for (int tier = 0; tier < 4; ++tier) {
-      for (NodeId r : replicas) {
-        if (!server_up_[r] || nt >= targets.size()) continue;
-        const std::uint32_t d = topo_.node_dc[r];
-        const int t = r == node ? 0 : topo_.node_rack[r] == rack ? 1 : d == local ? 2 : 3;
-        if (t != tier) continue;
-        if (c.each) {
-          if (d >= kMaxDcs || taken[d] >= c.dc_need[d]) continue;
-        } else if (c.local_only) {
-          if (d != local || total >= need) continue;
-        } else if (total >= need) {
-          continue;
-        }
-        ++total;
-        if (d < kMaxDcs) ++taken[d];
-        targets[nt++] = r;
-      }
-    }
+    nt = read_targets(c.need, topo_, node, replicas, live, targets);
   }
   for (std::size_t i = 0; i < nt; ++i) {
     const NodeId r = targets[i];
@@ -205,13 +151,13 @@ void Simulation::Impl::on_replica_done(std::uint32_t job) {
   if (!lost && !c.done) {
     const std::uint32_t d = topo_.node_dc[j.node];
     bool met = false;
-    if (c.each) {
+    if (c.need.each) {
       if (d < kMaxDcs) ++c.dc_got[d];
       met = true;
-      for (std::size_t k = 0; k < topo_.dcs.size() && k < kMaxDcs; ++k) met = met && c.dc_got[k] >= c.dc_need[k];
+      for (std::size_t k = 0; k < topo_.dcs.size() && k < kMaxDcs; ++k) met = met && c.dc_got[k] >= c.need.per_dc[k];
     } else {
-      if (!c.local_only || d == topo_.node_dc[c.node]) ++c.got;
-      met = c.got >= c.need;
+      if (!c.need.local_only || d == topo_.node_dc[c.node]) ++c.got;
+      met = c.got >= c.need.total;
     }
     if (met) {
       respond(j.cr, true, ErrorKind::Unavailable);

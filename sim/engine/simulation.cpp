@@ -52,15 +52,7 @@ Simulation::Impl::Impl(const Scenario& sc, const PolicyEntry& entry, std::unique
   }
 
   // Replication factors per DC as the coordinator's CL arithmetic uses them.
-  const Replication& repl = ring_.replication();
-  rf_dc_.assign(topo_.dcs.size(), 0);
-  if (repl.kind == StrategyKind::Simple) {
-    total_rf_ = static_cast<std::uint32_t>(repl.simple_rf);
-    std::fill(rf_dc_.begin(), rf_dc_.end(), total_rf_);
-  } else {
-    for (const auto& [dc, rf] : repl.dc_rf) total_rf_ += static_cast<std::uint32_t>(rf);
-    for (std::size_t d = 0; d < topo_.dcs.size(); ++d) rf_dc_[d] = static_cast<std::uint32_t>(repl.rf_for_dc(topo_.dcs[d]));
-  }
+  rf_ = RfTable::of(topo_, ring_.replication());
 
   // Faults: down/up actions (slow and pause windows live in NodeModel) and their detections.
   for (const auto& f : sc.faults.events) {
