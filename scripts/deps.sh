@@ -4,7 +4,7 @@
 set -euo pipefail
 
 packages=(
-  cmake ninja-build g++ pkg-config
+  cmake ninja-build g++ pkg-config ccache
   clang libclang-rt-14-dev    # the sanitizer + fuzz build (ASan, UBSan, libFuzzer)
   libboost-program-options-dev libeigen3-dev nlohmann-json3-dev libfmt-dev
   libgtest-dev libgmock-dev libbenchmark-dev
