@@ -172,9 +172,7 @@ std::unique_ptr<Policy> make_latency_aware_spec(const jsonin::Json& spec, const 
   opts.retry_period = ms_param(o, "retry_period_ms", 10000, true);
   opts.update_rate = ms_param(o, "update_rate_ms", 100, false);
   opts.min_measure = o.integer("min_measure", 0, 1000000000, 50);
-  if (!o.has("child"))
-    jsonin::fail(o.path_of("child"), "required field is missing (the wrapped policy, e.g. {\"type\": \"DCAwareRoundRobin\"})");
-  return make_latency_aware(make_child_policy(o.at("child"), o.path_of("child"), ctx, "LatencyAware"), opts);
+  return make_latency_aware(make_required_child(o, ctx, "LatencyAware"), opts);
 }
 
 }  // namespace

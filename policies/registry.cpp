@@ -118,4 +118,10 @@ std::uint32_t resolve_dc(const Topology& topo, const std::optional<std::string>&
   return d ? *d : kNoDc;
 }
 
+std::unique_ptr<Policy> make_required_child(const jsonin::Object& o, const BuildContext& ctx, std::string_view parent) {
+  if (!o.has("child"))
+    jsonin::fail(o.path_of("child"), "required field is missing (the wrapped policy, e.g. {\"type\": \"DCAwareRoundRobin\"})");
+  return make_child_policy(o.at("child"), o.path_of("child"), ctx, parent);
+}
+
 }  // namespace lbsim::policy

@@ -53,6 +53,8 @@ std::unique_ptr<Policy> make_policy(const jsonin::Json& spec, const std::string&
 // TokenAware (the outer one already puts the replicas first).
 std::unique_ptr<Policy> make_child_policy(const jsonin::Json& spec, const std::string& path, const BuildContext& ctx,
                                           std::string_view parent);
+// The required "child" of the wrapper object `o`: a clear error when it is missing.
+std::unique_ptr<Policy> make_required_child(const jsonin::Object& o, const BuildContext& ctx, std::string_view parent);
 
 }  // namespace lbsim::policy
 

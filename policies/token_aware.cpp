@@ -149,9 +149,7 @@ std::unique_ptr<Policy> make_token_aware_spec(const jsonin::Json& spec, const st
       ReplicaOrdering::Random);
   opts.shuffle_rng =
       o.choice<RngModel>("shuffle_rng", {{"shared", RngModel::Shared}, {"thread_local", RngModel::ThreadLocal}}, RngModel::Shared);
-  if (!o.has("child"))
-    jsonin::fail(o.path_of("child"), "required field is missing (the wrapped policy, e.g. {\"type\": \"DCAwareRoundRobin\"})");
-  return make_token_aware(make_child_policy(o.at("child"), o.path_of("child"), ctx, "TokenAware"), opts);
+  return make_token_aware(make_required_child(o, ctx, "TokenAware"), opts);
 }
 
 }  // namespace

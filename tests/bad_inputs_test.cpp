@@ -19,6 +19,8 @@
 
 #include <gtest/gtest.h>
 
+#include "test_files.hpp"
+
 namespace {
 
 namespace fs = std::filesystem;
@@ -32,12 +34,7 @@ struct Case {
   int exit_code = -1;
 };
 
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+using ::lbsim::testing_files::slurp;
 
 std::vector<Case> load_cases() {
   std::vector<Case> out;

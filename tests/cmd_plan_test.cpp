@@ -10,6 +10,8 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "test_files.hpp"
+
 namespace {
 
 namespace fs = std::filesystem;
@@ -27,12 +29,7 @@ fs::path scratch() {
 
 void write(const fs::path& p, const std::string& text) { std::ofstream(p) << text; }
 
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+using ::lbsim::testing_files::slurp;
 
 CmdResult lbsim(const std::string& args) {
   const fs::path d = scratch();

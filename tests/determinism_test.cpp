@@ -18,16 +18,13 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "test_files.hpp"
+
 namespace {
 
 namespace fs = std::filesystem;
 
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+using ::lbsim::testing_files::slurp;
 
 void strip_engine(nlohmann::ordered_json& j) {
   if (j.is_object()) {

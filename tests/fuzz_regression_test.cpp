@@ -11,17 +11,14 @@
 
 #include "tests/fuzz/harness.hpp"
 
+#include "test_files.hpp"
+
 namespace {
 
 namespace fs = std::filesystem;
 using Target = std::function<void(std::string_view)>;
 
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+using ::lbsim::testing_files::slurp;
 
 // Returns "" when accepted, else the ConfigError's message; other exceptions fail the test.
 std::string outcome(const Target& target, const std::string& input) {

@@ -17,17 +17,14 @@
 #include "sim/report/html_report.hpp"
 #include "sim/report/svg.hpp"
 
+#include "test_files.hpp"
+
 namespace lbsim {
 namespace {
 
 namespace fs = std::filesystem;
 
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+using ::lbsim::testing_files::slurp;
 
 int sh(const std::string& cmd) {
   const int rc = std::system(cmd.c_str());

@@ -19,17 +19,14 @@
 
 #include "sim/core/rng.hpp"
 
+#include "test_files.hpp"
+
 namespace lbsim {
 namespace {
 
 namespace fs = std::filesystem;
 
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+using ::lbsim::testing_files::slurp;
 
 // Runs lbsim with `args`; stderr to `err`; returns the exit status (128 + signal when killed by
 // one). When kill_after_ms >= 0, sends `sig` after that many milliseconds.

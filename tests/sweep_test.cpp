@@ -13,17 +13,14 @@
 #include "sim/core/error.hpp"
 #include "sim/runner/grid.hpp"
 
+#include "test_files.hpp"
+
 namespace lbsim {
 namespace {
 
 namespace fs = std::filesystem;
 
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+using ::lbsim::testing_files::slurp;
 
 int lbsim(const std::string& args) {
   const int rc = std::system(fmt::format("{} {} >/dev/null 2>&1", LBSIM_BINARY, args).c_str());
