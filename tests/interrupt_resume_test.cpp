@@ -3,7 +3,9 @@
 // uninterrupted sweep. Also: unwritable output gives exit code 1 and no file.
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <csignal>
+#include <cstdint>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -28,8 +30,29 @@ namespace fs = std::filesystem;
 
 using ::lbsim::testing_files::slurp;
 
-// Runs lbsim with `args`; stderr to `err`; returns the exit status (128 + signal when killed by
-// one). When kill_after_ms >= 0, sends `sig` after that many milliseconds.
+// True once process `pid` catches signal `sig` (the SigCgt mask in /proc/PID/status), that is,
+// once lbsim has installed its interrupt handler. Gives up after 20 s or when the process is gone.
+bool wait_for_handler(pid_t pid, int sig) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+  const std::uint64_t bit = std::uint64_t{1} << (sig - 1);
+  while (std::chrono::steady_clock::now() < deadline) {
+    std::ifstream status(fmt::format("/proc/{}/status", pid));
+    std::string line;
+    while (std::getline(status, line)) {
+      if (line.starts_with("SigCgt:") && (std::stoull(line.substr(7), nullptr, 16) & bit) != 0) return true;
+      if (line.starts_with("State:") && line.find('Z') != std::string::npos) return false;
+    }
+    std::this_thread::sleep_for(std::chrono::microseconds(200));
+  }
+  return false;
+}
+
+constexpr int kKilledBySignal = 1000;  // run_lbsim's status for a process the signal itself ended
+
+// Runs lbsim with `args`; stderr to `err`; returns the exit code, or kKilledBySignal + the signal
+// when one ended the process. When kill_after_ms >= 0, sends `sig` that many milliseconds after
+// lbsim has installed its handler: a signal during process start-up would take the default action
+// (also status 130 to a shell), which is not the behaviour under test.
 int run_lbsim(const std::vector<std::string>& args, const fs::path& err, int kill_after_ms = -1, int sig = SIGINT) {
   const pid_t pid = fork();
   if (pid == 0) {
@@ -44,12 +67,13 @@ int run_lbsim(const std::vector<std::string>& args, const fs::path& err, int kil
     _exit(127);
   }
   if (kill_after_ms >= 0) {
+    if (!wait_for_handler(pid, sig)) ADD_FAILURE() << "lbsim never installed a handler for signal " << sig;
     std::this_thread::sleep_for(std::chrono::milliseconds(kill_after_ms));
     kill(pid, sig);
   }
   int status = 0;
   waitpid(pid, &status, 0);
-  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : kKilledBySignal + WTERMSIG(status);
 }
 
 std::vector<std::string> sweep_args(const fs::path& out) {
