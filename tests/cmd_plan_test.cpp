@@ -90,6 +90,30 @@ TEST(PlanCommand, BadPolicyTypeExitsWithTwoAndListsTheTypes) {
   EXPECT_NE(r.err.find("--policy/type: unknown policy type 'RANDON'; valid: Basic4x, DCAwareRoundRobin"), std::string::npos) << r.err;
 }
 
+TEST(PlanCommand, PolicyFileErrorsNameTheFileAndTheJsonPath) {
+  const fs::path f = scratch() / "policy.json";
+  write(f, R"({"type":"TokenAware","ordering":"RANDUM","child":{"type":"RoundRobin"}})");
+  const CmdResult r = lbsim("plan " + topology() + " --policy " + f.string() + " --token 1");
+  EXPECT_EQ(r.rc, 2);
+  EXPECT_NE(r.err.find(f.string() + ": /ordering: unknown value 'RANDUM'; valid: RANDOM, TOPOLOGICAL, NEUTRAL"),
+            std::string::npos)
+      << r.err;
+  write(f, R"({"type":"TokenAware","child":{"type":"DCAwareRoundRobin","local_dc":"dc9"}})");
+  const CmdResult r2 = lbsim("plan " + topology() + " --policy " + f.string() + " --token 1");
+  EXPECT_EQ(r2.rc, 2);
+  EXPECT_NE(r2.err.find(f.string() + ": /child/local_dc: unknown datacenter 'dc9'; valid: dc1"), std::string::npos)
+      << r2.err;
+  // A good file gives the same plans as the same spec inline.
+  write(f, R"({"type":"TokenAware","ordering":"TOPOLOGICAL","child":{"type":"RoundRobin"}})");
+  const CmdResult from_file = lbsim("plan " + topology() + " --policy " + f.string() + " --token 1 --json");
+  const CmdResult from_text = lbsim("plan " + topology() +
+                                    R"( --policy '{"type":"TokenAware","ordering":"TOPOLOGICAL","child":{"type":"RoundRobin"}}')"
+                                    " --token 1 --json");
+  ASSERT_EQ(from_file.rc, 0) << from_file.err;
+  EXPECT_EQ(from_file.out, from_text.out);
+  EXPECT_EQ(nlohmann::json::parse(from_file.out)["plans"][0][0], "n2");  // token 1: first replica n2
+}
+
 TEST(PlanCommand, KeyAndTokenAreMutuallyExclusive) {
   const CmdResult r = lbsim("plan " + topology() + R"( --policy '{"type":"RoundRobin"}' --token 1 --key 00)");
   EXPECT_EQ(r.rc, 2);

@@ -122,10 +122,18 @@ int run_plan(const std::vector<std::string>& args) {
     token = jsonin::as_token(jsonin::Json(vm["token"].as<std::string>()), "--token");
   }
 
+  // Inline JSON reports its errors under "--policy/..."; a file under "FILE: /...", as scenarios do.
   const std::string spec_text = vm["policy"].as<std::string>();
-  const jsonin::Json spec = !spec_text.empty() && spec_text.front() == '{' ? jsonin::parse_text(spec_text, "--policy")
-                                                                            : jsonin::load_file(spec_text);
-  auto p = policy::make_policy(spec, "--policy", policy::BuildContext{&topo});
+  const bool inline_spec = !spec_text.empty() && spec_text.front() == '{';
+  const jsonin::Json spec =
+      inline_spec ? jsonin::parse_text(spec_text, "--policy") : jsonin::load_file(spec_text);
+  std::unique_ptr<policy::Policy> p;
+  try {
+    p = policy::make_policy(spec, inline_spec ? "--policy" : "", policy::BuildContext{&topo});
+  } catch (const ConfigError& e) {
+    if (inline_spec) throw;
+    throw e.in_file(spec_text);
+  }
   policy::ClusterView view(topo);
   const Rng root(vm["seed"].as<std::uint64_t>());
   Rng init_rng = root.fork("policy-init");
