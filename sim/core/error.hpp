@@ -16,7 +16,9 @@ class ConfigError : public std::runtime_error {
   const std::string& path() const { return path_; }
   const std::string& message() const { return message_; }
   // The same error, prefixed by the file it came from: "configs/x.json: /cluster/num_tokens: ...".
-  ConfigError in_file(const std::string& file) const { return ConfigError(file + ": " + path_, message_); }
+  ConfigError in_file(const std::string& file) const {
+    return ConfigError(path_.empty() ? file : file + ": " + path_, message_);
+  }
 
  private:
   std::string path_;
