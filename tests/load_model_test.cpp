@@ -11,6 +11,7 @@
 #include "policies/registry.hpp"
 #include "sim/analysis/key_weights.hpp"
 #include "sim/analysis/load_model.hpp"
+#include "sim/cluster/routing_key.hpp"
 #include "sim/config/cluster_config.hpp"
 
 namespace lbsim {
@@ -167,6 +168,57 @@ TEST(LoadModel, SharesAddUpAndTheBusiestNodeSetsTheBound) {
   EXPECT_NEAR(m.saturation_ops_s, 4.0 / worst, 1e-6);
   for (NodeId h = 6; h < 10; ++h) EXPECT_EQ(m.nodes[h].coordinator, 0.0);  // dc2 never coordinates
   EXPECT_EQ(m.unavailable, 0.0);
+}
+
+// per_shard discipline: one key carries every operation. Its work lands on one shard of its
+// replica, so the bound is that shard's capacity (the node's / shards), and unrouted coordinator
+// work spreads over all shards of the coordinators.
+TEST(LoadModel, PerShardBoundIsTheBusiestShards) {
+  const TokenRing ring(two_dcs(), {StrategyKind::Simple, 1, {}});
+  const std::size_t n = ring.topology().size();
+  KeySpec one;
+  one.count = 1;
+  const Sharding sharding{4, 12};
+  LoadModelInput in;
+  in.ring = &ring;
+  in.range_weight = range_weights(ring, one, &sharding, &in.range_shard_weight);
+  ASSERT_EQ(in.range_shard_weight.size(), ring.size() * 4);
+  const Token t = token_of_key_id(1);
+  const std::size_t r = ring.range_index(t);
+  const std::uint32_t key_shard = shard_of(t, sharding);
+  EXPECT_DOUBLE_EQ(in.range_weight[r], 1.0);
+  EXPECT_DOUBLE_EQ(in.range_shard_weight[r * 4 + key_shard], 1.0);
+  in.shards = 4;
+  in.read_fraction = 1.0;
+  in.read_cl = in.write_cl = ConsistencyLevel::One;
+  in.down.assign(n, false);
+  in.coordinator_s = 10e-6;
+  in.read_s = 30e-6;
+  in.capacity.assign(n, 4.0);  // 4 shards x speed 1
+  const NodeId replica = ring.replicas_at(r, ReplicaOrder::Server)[0];
+  const auto spec = nlohmann::json::parse(R"({"type":"TokenAware","ordering":"TOPOLOGICAL","child":{"type":"RoundRobin"}})");
+
+  // Routed: coordinator and read on the replica's key shard; the node bound would be 4x higher.
+  LoadModel m = analyze_load(in, spec);
+  ASSERT_TRUE(m.modelled);
+  EXPECT_NEAR(m.saturation_ops_s, 1.0 / 40e-6, 1e-6);
+  EXPECT_NEAR(m.node_saturation_ops_s, 4.0 / 40e-6, 1e-6);
+  EXPECT_EQ(m.bottleneck, replica);
+  EXPECT_EQ(m.bottleneck_shard, key_shard);
+
+  // Unrouted: the child's round robin spreads coordinators over the n nodes and each node's
+  // coordinator work over its 4 shards; the read still hits the key's shard of the replica.
+  in.unrouted_fraction = 1.0;
+  m = analyze_load(in, spec);
+  const double coord_per_shard = 10e-6 / static_cast<double>(n) / 4.0;
+  EXPECT_NEAR(m.saturation_ops_s, 1.0 / (30e-6 + coord_per_shard), 1e-6);
+  EXPECT_EQ(m.bottleneck_shard, key_shard);
+
+  // Without the per-shard table the bound is the node's.
+  in.range_shard_weight.clear();
+  m = analyze_load(in, spec);
+  EXPECT_NEAR(m.saturation_ops_s, m.node_saturation_ops_s, 1e-9);
+  EXPECT_FALSE(m.bottleneck_shard.has_value());
 }
 
 TEST(LoadModel, KeyWeightsFollowTheDistributionsPmf) {

@@ -61,20 +61,29 @@ double KeyPmf::operator()(std::uint64_t k) const {
   return 0;
 }
 
-std::vector<double> range_weights(const TokenRing& ring, const KeySpec& spec) {
+std::vector<double> range_weights(const TokenRing& ring, const KeySpec& spec, const Sharding* sharding,
+                                  std::vector<double>* by_shard) {
   std::vector<double> w(ring.size(), 0.0);
+  const std::size_t shards = sharding && by_shard ? sharding->nr_shards : 0;
+  if (shards > 0) by_shard->assign(ring.size() * shards, 0.0);
   const std::uint64_t exact = std::min(spec.count, kExactKeys);
   const KeyPmf pmf(spec);
   double mass = 0;
   for (std::uint64_t k = 1; k <= exact; ++k) {
     const double p = pmf(k);
-    w[ring.range_index(token_of_key_id(static_cast<std::int64_t>(k)))] += p;
+    const Token t = token_of_key_id(static_cast<std::int64_t>(k));
+    const std::size_t r = ring.range_index(t);
+    w[r] += p;
+    if (shards > 0) (*by_shard)[r * shards + shard_of(t, *sharding)] += p;
     mass += p;
   }
   if (exact < spec.count && mass < 1.0) {
     const long double two64 = 18446744073709551616.0L;
-    for (std::size_t r = 0; r < ring.size(); ++r)
-      w[r] += (1.0 - mass) * static_cast<double>(static_cast<long double>(ring.arc(r)) / two64);
+    for (std::size_t r = 0; r < ring.size(); ++r) {
+      const double spread = (1.0 - mass) * static_cast<double>(static_cast<long double>(ring.arc(r)) / two64);
+      w[r] += spread;
+      for (std::size_t s = 0; s < shards; ++s) (*by_shard)[r * shards + s] += spread / static_cast<double>(shards);
+    }
   }
   return w;
 }

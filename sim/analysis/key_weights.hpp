@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "sim/cluster/ring.hpp"
+#include "sim/cluster/shard.hpp"
 #include "sim/workload/key_dist.hpp"
 
 namespace lbsim {
@@ -26,6 +27,10 @@ class KeyPmf {
   KeySpec spec_;
   double zipf_norm_ = 1;  // H(count, s)
 };
-std::vector<double> range_weights(const TokenRing& ring, const KeySpec& spec);
+// `by_shard`, when given (Scylla's per_shard discipline, sharding.nr_shards > 1), receives the
+// weights per range and shard, row-major (range * nr_shards + shard): exact keys count in the
+// shard of their token; the spread mass beyond kExactKeys is split evenly over the shards.
+std::vector<double> range_weights(const TokenRing& ring, const KeySpec& spec, const Sharding* sharding = nullptr,
+                                  std::vector<double>* by_shard = nullptr);
 
 }  // namespace lbsim

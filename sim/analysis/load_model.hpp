@@ -7,8 +7,10 @@
 // - the down set is static and known to driver and coordinators from the start;
 // - one attempt per operation (no retries, no speculative executions, no timeouts);
 // - replica targets follow sim/cluster/coordination.hpp exactly as the simulator does;
-// - the saturation bound is per node (shards x speed / mean work per op); with the per_shard
-//   discipline, uneven shard load can saturate a shard earlier.
+// - the saturation bound is the busiest server's: a node of `shared` discipline is shards x speed
+//   servers behind one queue; with `per_shard` (range_shard_weight given) each shard is one
+//   server of the node's speed that gets the replica and routed coordinator work of the keys it
+//   owns, plus an even part of the unrouted coordinator work (the engine picks a random shard).
 #pragma once
 #include <optional>
 #include <string>
@@ -33,6 +35,9 @@ struct LoadModelInput {
   // Mean work per operation, seconds, and node capacity (parallel servers x speed).
   double coordinator_s = 0, read_s = 0, write_s = 0;
   std::vector<double> capacity;  // per node: shards x speed
+  // per_shard discipline only: weights per range and shard, row-major (range_weights(by_shard)).
+  std::uint32_t shards = 1;
+  std::vector<double> range_shard_weight;
 };
 
 struct NodeLoad {
@@ -48,8 +53,10 @@ struct LoadModel {
   std::vector<NodeLoad> nodes;
   double unavailable = 0;     // fraction of operations with too few live replicas
   double no_host = 0;         // fraction of operations with an empty plan
-  double saturation_ops_s = 0;  // throughput bound set by the busiest node
+  double saturation_ops_s = 0;       // throughput bound set by the busiest node or shard
+  double node_saturation_ops_s = 0;  // the bound when a node's shards share its load evenly
   std::optional<NodeId> bottleneck;
+  std::optional<std::uint32_t> bottleneck_shard;  // per_shard discipline
 };
 
 LoadModel analyze_load(const LoadModelInput& in, const jsonin::Json& policy_spec);

@@ -14,12 +14,21 @@ ScenarioModel analyze_scenario(const Scenario& sc) {
   LoadModelInput in;
   in.ring = sc.ring.get();
   const WorkloadSpec& w = sc.workload;
+  // per_shard discipline: the bound is per shard, so the weights are kept per range and shard
+  // (Scylla's shard of each key's token), unless the table would be too large (over 32 MB).
+  const Sharding sharding{sc.nodes.shards, sc.nodes.msb_ignore};
+  const bool per_shard = sc.nodes.discipline == Discipline::PerShard && sc.nodes.shards > 1 &&
+                         sc.ring->size() * sc.nodes.shards <= (std::size_t{4} << 20);
+  if (per_shard) in.shards = sc.nodes.shards;
   if (w.trace) {
     // A trace: weight ranges by the recorded operations.
     in.range_weight.assign(sc.ring->size(), 0.0);
+    if (per_shard) in.range_shard_weight.assign(sc.ring->size() * in.shards, 0.0);
     std::size_t reads = 0, unrouted = 0;
     for (const auto& t : *w.trace) {
-      in.range_weight[sc.ring->range_index(t.token)] += 1.0 / static_cast<double>(w.trace->size());
+      const std::size_t r = sc.ring->range_index(t.token);
+      in.range_weight[r] += 1.0 / static_cast<double>(w.trace->size());
+      if (per_shard) in.range_shard_weight[r * in.shards + shard_of(t.token, sharding)] += 1.0 / static_cast<double>(w.trace->size());
       reads += t.op == OpKind::Read;
       unrouted += !t.routed;
     }
@@ -27,7 +36,7 @@ ScenarioModel analyze_scenario(const Scenario& sc) {
     in.unrouted_fraction = w.trace->empty() ? 0 : static_cast<double>(unrouted) / static_cast<double>(w.trace->size());
     out.notes.push_back("trace: per-record consistency levels are not modelled; the workload's levels are used");
   } else {
-    in.range_weight = range_weights(*sc.ring, w.keys);
+    in.range_weight = range_weights(*sc.ring, w.keys, per_shard ? &sharding : nullptr, &in.range_shard_weight);
     in.read_fraction = w.read_fraction;
     in.unrouted_fraction = w.unrouted_fraction;
   }
@@ -42,8 +51,12 @@ ScenarioModel analyze_scenario(const Scenario& sc) {
     in.capacity.push_back(static_cast<double>(sc.nodes.shards) * (n < sc.nodes.speed.size() ? sc.nodes.speed[n] : 1.0));
   if (!sc.faults.events.empty()) out.notes.push_back("faults are not modelled: every node is up");
   if (w.fat_fraction > 0) out.notes.push_back("fat partitions are not modelled in the saturation bound");
-  if (sc.nodes.discipline == Discipline::PerShard)
-    out.notes.push_back("per_shard discipline: the bound is per node; uneven shard load can saturate a shard earlier");
+  if (per_shard)
+    out.notes.push_back("per_shard discipline: the bound is the busiest shard's (each key's work on the shard of its "
+                        "token, unrouted coordinator work spread evenly)");
+  else if (sc.nodes.discipline == Discipline::PerShard && sc.nodes.shards > 1)
+    out.notes.push_back("per_shard discipline: ring x shards too large for the per-shard table; the bound is per node "
+                        "and uneven shard load can saturate a shard earlier");
   for (const auto& p : sc.policies) out.policies.push_back({p.name, analyze_load(in, p.spec)});
   return out;
 }
@@ -60,6 +73,10 @@ nlohmann::ordered_json scenario_model_json(const Scenario& sc, const ScenarioMod
     } else {
       pj["saturation_ops_s"] = std::isfinite(p.model.saturation_ops_s) ? p.model.saturation_ops_s : 0.0;
       pj["bottleneck"] = p.model.bottleneck ? sc.topology().nodes[*p.model.bottleneck].id : "";
+      pj["bottleneck_shard"] = p.model.bottleneck_shard ? nlohmann::ordered_json(*p.model.bottleneck_shard)
+                                                        : nlohmann::ordered_json(nullptr);
+      pj["node_saturation_ops_s"] =
+          std::isfinite(p.model.node_saturation_ops_s) ? p.model.node_saturation_ops_s : 0.0;
       pj["unavailable_fraction"] = p.model.unavailable;
       pj["no_host_fraction"] = p.model.no_host;
       nlohmann::ordered_json nodes = nlohmann::ordered_json::array();
@@ -95,7 +112,12 @@ std::string scenario_model_text(const Scenario& sc, const ScenarioModel& m) {
       s += fmt::format("  {:<10} {:>11.2f}% {:>14.4f} {:>15.4f} {:>14.2f}\n", sc.topology().nodes[n].id,
                        100 * l.coordinator, l.replica_reads, l.replica_writes, l.busy_s * 1e6);
     }
-    if (p.model.bottleneck)
+    if (p.model.bottleneck && p.model.bottleneck_shard)
+      s += fmt::format("  saturation bound: {:.0f} op/s (busiest shard: {} shard {}; {:.0f} op/s if every node's "
+                       "shards shared its load evenly)\n",
+                       p.model.saturation_ops_s, sc.topology().nodes[*p.model.bottleneck].id,
+                       *p.model.bottleneck_shard, p.model.node_saturation_ops_s);
+    else if (p.model.bottleneck)
       s += fmt::format("  saturation bound: {:.0f} op/s (busiest node {})\n", p.model.saturation_ops_s,
                        sc.topology().nodes[*p.model.bottleneck].id);
     if (p.model.unavailable > 1e-12) s += fmt::format("  unavailable: {:.3f}% of operations\n", 100 * p.model.unavailable);
