@@ -69,7 +69,15 @@ TEST(ModelVsSim, SaturatedThroughputMeetsThePerShardBound) {
     const LoadModel& lm = m.policies[p].model;
     if (!lm.modelled) continue;
     ASSERT_TRUE(lm.bottleneck_shard.has_value()) << sc.policies[p].name;
-    const double sim = run_simulation(sc, sc.policies[p], sc.seed).throughput();
+    const RunResult run = run_simulation(sc, sc.policies[p], sc.seed);
+    const double sim = run.throughput();
+    // `lbsim run` prints the same comparison under each policy's model gaps.
+    const std::string text = model_gap_text(sc.topology(), lm, run);
+    EXPECT_NE(text.find(fmt::format("model bound {:.0f} op/s (busiest: {} shard {}); simulated throughput is {:.1f}%",
+                                    lm.saturation_ops_s, sc.topology().nodes[*lm.bottleneck].id,
+                                    *lm.bottleneck_shard, 100 * sim / lm.saturation_ops_s)),
+              std::string::npos)
+        << text;
     std::printf("%-12s simulated %.0f op/s, shard bound %.0f (ratio %.4f), node bound %.0f (ratio %.4f)\n",
                 sc.policies[p].name.c_str(), sim, lm.saturation_ops_s, sim / lm.saturation_ops_s,
                 lm.node_saturation_ops_s, sim / lm.node_saturation_ops_s);

@@ -174,6 +174,14 @@ std::string model_gap_text(const Topology& topo, const LoadModel& model, const R
                      topo.nodes[i].id, 100 * g.coordinator_sim, 100 * g.coordinator_model, g.coordinator_z,
                      g.reads_sim, g.reads_model, g.reads_z, g.writes_sim, g.writes_model, g.writes_z);
   }
+  // Throughput against the bound: near 100% means the busiest node (or shard) is saturated.
+  if (model.bottleneck && std::isfinite(model.saturation_ops_s) && model.saturation_ops_s > 0) {
+    const std::string where = model.bottleneck_shard
+                                  ? fmt::format("{} shard {}", topo.nodes[*model.bottleneck].id, *model.bottleneck_shard)
+                                  : topo.nodes[*model.bottleneck].id;
+    s += fmt::format("model bound {:.0f} op/s (busiest: {}); simulated throughput is {:.1f}% of it\n",
+                     model.saturation_ops_s, where, 100 * run.throughput() / model.saturation_ops_s);
+  }
   return s;
 }
 

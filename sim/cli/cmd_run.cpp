@@ -177,7 +177,10 @@ int run_run(const std::vector<std::string>& args) {
     } else if (!quiet) {
       print_run(std::cout, r);
       const auto idx = static_cast<std::size_t>(e - sc.policies.data());
-      std::cout << model_gap_text(sc.topology(), model.policies[idx].model, r) << "\n";
+      std::cout << model_gap_text(sc.topology(), model.policies[idx].model, r);
+      // What the model leaves out (faults, fat partitions, ...), so a gap is read correctly.
+      for (const auto& n : model.notes) std::cout << "model note: " << n << "\n";
+      std::cout << "\n";
     }
     std::cout.flush();
     results.push_back(std::move(r));
