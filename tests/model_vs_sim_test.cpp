@@ -5,10 +5,12 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <fstream>
 
 #include <fmt/format.h>
 
 #include "sim/analysis/scenario_model.hpp"
+#include "sim/cluster/shard.hpp"
 #include "sim/engine/simulation.hpp"
 
 namespace lbsim {
@@ -90,6 +92,33 @@ TEST(ModelVsSim, SaturatedThroughputMeetsThePerShardBound) {
     ++checked;
   }
   EXPECT_EQ(checked, 4);
+}
+
+// A trace whose every record hits one partition: under per_shard all of each node's work lands on
+// the shard of that key's token, so every policy's bound is exactly its per-node bound / shards.
+TEST(ModelVsSim, TraceWeightsFollowTheShardOfEachRecord) {
+  const std::string trace = ::testing::TempDir() + "one_key_trace.csv";
+  {
+    std::ofstream out(trace);
+    for (int i = 0; i < 200; ++i) out << i * 10 << (i % 4 == 0 ? ",write," : ",read,") << "00ff\n";
+  }
+  const Scenario sc = load_scenario(std::string(LBSIM_SOURCE_DIR) + "/configs/default.json",
+                                    {"workload={\"trace\": {\"file\": \"" + trace + "\"}}"});
+  ASSERT_EQ(sc.nodes.discipline, Discipline::PerShard);
+  ASSERT_EQ(sc.nodes.shards, 4u);
+  const std::vector<std::uint8_t> key{0x00, 0xff};
+  const std::uint32_t key_shard = shard_of(murmur3_token(key), Sharding{sc.nodes.shards, sc.nodes.msb_ignore});
+  const ScenarioModel m = analyze_scenario(sc);
+  int checked = 0;
+  for (const auto& p : m.policies) {
+    if (!p.model.modelled) continue;
+    ASSERT_TRUE(p.model.bottleneck_shard.has_value()) << p.name;
+    EXPECT_EQ(*p.model.bottleneck_shard, key_shard) << p.name;
+    EXPECT_NEAR(p.model.saturation_ops_s, p.model.node_saturation_ops_s / 4.0, 1e-9 * p.model.node_saturation_ops_s)
+        << p.name;
+    ++checked;
+  }
+  EXPECT_EQ(checked, 3);
 }
 
 }  // namespace

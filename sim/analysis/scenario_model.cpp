@@ -25,10 +25,11 @@ ScenarioModel analyze_scenario(const Scenario& sc) {
     in.range_weight.assign(sc.ring->size(), 0.0);
     if (per_shard) in.range_shard_weight.assign(sc.ring->size() * in.shards, 0.0);
     std::size_t reads = 0, unrouted = 0;
+    const double each = 1.0 / static_cast<double>(w.trace->size());
     for (const auto& t : *w.trace) {
       const std::size_t r = sc.ring->range_index(t.token);
-      in.range_weight[r] += 1.0 / static_cast<double>(w.trace->size());
-      if (per_shard) in.range_shard_weight[r * in.shards + shard_of(t.token, sharding)] += 1.0 / static_cast<double>(w.trace->size());
+      in.range_weight[r] += each;
+      if (per_shard) in.range_shard_weight[r * in.shards + shard_of(t.token, sharding)] += each;
       reads += t.op == OpKind::Read;
       unrouted += !t.routed;
     }
