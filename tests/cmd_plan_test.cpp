@@ -37,13 +37,15 @@ CmdResult lbsim(const std::string& args) {
   return {WEXITSTATUS(rc), slurp(d / "out"), slurp(d / "err")};
 }
 
-std::string topology() {
-  const fs::path f = scratch() / "topo4.json";
-  write(f, R"({"nodes": [{"id":"n1","dc":"dc1","rack":"r1","tokens":[0]},
-    {"id":"n2","dc":"dc1","rack":"r1","tokens":[2305843009213693951]},
-    {"id":"n3","dc":"dc1","rack":"r1","tokens":[4611686018427387902]},
-    {"id":"n4","dc":"dc1","rack":"r1","tokens":[6917529027641081853]}],
-    "keyspace": {"class":"SimpleStrategy","rf":2}})");
+// Four nodes, one token each at multiples of 2^61 - 1, SimpleStrategy with `rf`.
+std::string topology(int rf = 2) {
+  const fs::path f = scratch() / fmt::format("topo4-rf{}.json", rf);
+  write(f, fmt::format(R"({{"nodes": [{{"id":"n1","dc":"dc1","rack":"r1","tokens":[0]}},
+    {{"id":"n2","dc":"dc1","rack":"r1","tokens":[2305843009213693951]}},
+    {{"id":"n3","dc":"dc1","rack":"r1","tokens":[4611686018427387902]}},
+    {{"id":"n4","dc":"dc1","rack":"r1","tokens":[6917529027641081853]}}],
+    "keyspace": {{"class":"SimpleStrategy","rf":{}}}}})",
+                       rf));
   return f.string();
 }
 
@@ -66,19 +68,14 @@ TEST(PlanCommand, PrintsTheNeutralPlanOfTheJ3TestAsJson) {
 TEST(PlanCommand, StateFileDemotesABusyReplicaWithStaleResponses) {
   const fs::path s = scratch() / "state.json";
   write(s, R"({"now_ms": 1000, "hosts": {"n4": {"in_flight": 30, "response_times_ms": [500, 600]}}})");
-  const fs::path t = scratch() / "topo3.json";
-  write(t, R"({"nodes": [{"id":"n1","dc":"dc1","rack":"r1","tokens":[0]},
-    {"id":"n2","dc":"dc1","rack":"r1","tokens":[2305843009213693951]},
-    {"id":"n3","dc":"dc1","rack":"r1","tokens":[4611686018427387902]},
-    {"id":"n4","dc":"dc1","rack":"r1","tokens":[6917529027641081853]}],
-    "keyspace": {"class":"SimpleStrategy","rf":3}})");
-  const CmdResult r = lbsim("plan " + t.string() + R"( --policy '{"type":"Default4x","shuffle_replicas":false}' --token -5 --state )" +
+  const std::string t = topology(3);
+  const CmdResult r = lbsim("plan " + t + R"( --policy '{"type":"Default4x","shuffle_replicas":false}' --token -5 --state )" +
                       s.string() + " --json");
   ASSERT_EQ(r.rc, 0) << r.err;
   // Replicas of token -5: n1, n2, n3 (n4 is not one), so n4's state does not matter here...
   EXPECT_EQ(nlohmann::json::parse(r.out)["plans"][0], nlohmann::json({"n1", "n2", "n3", "n4"}));
   // ...but for token 6444339665561646341 (replicas n4, n1, n2) n4 is demoted behind n1 and n2.
-  const CmdResult r2 = lbsim("plan " + t.string() + R"( --policy '{"type":"Default4x","shuffle_replicas":false}' --token 6444339665561646341 --state )" +
+  const CmdResult r2 = lbsim("plan " + t + R"( --policy '{"type":"Default4x","shuffle_replicas":false}' --token 6444339665561646341 --state )" +
                        s.string() + " --json");
   ASSERT_EQ(r2.rc, 0) << r2.err;
   EXPECT_EQ(nlohmann::json::parse(r2.out)["plans"][0], nlohmann::json({"n1", "n2", "n4", "n3"}));
