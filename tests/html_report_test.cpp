@@ -194,7 +194,14 @@ TEST_F(HtmlReport, ChromiumRendersEveryChartWithoutConsoleErrors) {
     figures += figs.size();
   }
   EXPECT_EQ(count(dom, "<svg"), figures) << "charts outside the expected figures";
-  EXPECT_EQ(count(dom, "<table"), 2u);  // summary and comparison
+  EXPECT_EQ(count(dom, "<table"), 5u);  // summary, comparison, and per-node work for each of the 3 policies
+  {
+    const std::string nodes = element(dom, "sec-nodes", "</section>");
+    ASSERT_FALSE(nodes.empty()) << "missing the per-node section";
+    EXPECT_EQ(count(nodes, "<table"), 3u);
+    EXPECT_NE(nodes.find("dropped writes"), std::string::npos);
+    EXPECT_NE(nodes.find("utilization"), std::string::npos);
+  }
   EXPECT_NE(dom.find("1 further run reports are the sweeps"), std::string::npos) << "the grid run is not accounted for";
 
   // Every policy is named in the tables and in every per-policy chart; the sweep's in its charts.

@@ -39,8 +39,12 @@ void check_mm1(double rho, std::uint64_t ops) {
               100 * (p99_us / (-std::log(0.01) * w_us) - 1));
   EXPECT_NEAR(mean_us / w_us, 1.0, 0.02) << "rho " << rho << ": mean " << mean_us << " us vs " << w_us;  // 2 %
   EXPECT_NEAR(p99_us / (-std::log(0.01) * w_us), 1.0, 0.02) << "rho " << rho << ": p99 " << p99_us;    // 2 %
-  // Utilization = rho within 1 %.
+  // Utilization = rho within 1 %; the time-averaged number in system L = rho / (1 - rho) within 3 %.
   EXPECT_NEAR(r.nodes[0].utilization / rho, 1.0, 0.01);
+  const double l = rho / (1 - rho);
+  std::printf("M/M/1 rho %.1f: utilization %.4f, mean number in system %.4f (theory %.4f, %+.2f%%)\n", rho,
+              r.nodes[0].utilization, r.nodes[0].mean_queue, l, 100 * (r.nodes[0].mean_queue / l - 1));
+  EXPECT_NEAR(r.nodes[0].mean_queue / l, 1.0, 0.03);
 }
 
 TEST(QueueingValidation, MM1AtRhoHalfMatchesClosedForm) { check_mm1(0.5, 1'000'000); }
@@ -72,6 +76,89 @@ TEST(QueueingValidation, ClosedLoopObeysLittlesLaw) {
   std::printf("Little: X %.1f op/s, R %.4f ms, N/(R+Z) %.1f (%+.3f%%)\n", x, rt * 1e3, n / (rt + z),
               100 * (x * (rt + z) / n - 1));
   EXPECT_NEAR(x * (rt + z) / n, 1.0, 0.005) << "X " << x << " R " << rt;  // 0.5 %
+}
+
+// M/M/1+D: Poisson arrivals (lambda), exponential service (mu), FIFO, and a deterministic
+// deadline T: work that would start after T is shed unexecuted; an operation succeeds when its
+// wait plus service is at most T. The virtual waiting time V has an atom p0 at 0 and density
+// lambda p0 e^((lambda - mu) v) on (0, T], lambda p0 e^(lambda T - mu v) above (level crossing);
+// an arrival sees V (PASTA) and succeeds when V + S <= T. With a = lambda - mu and
+// G = (e^(aT) - 1) / a the integrals reduce to
+//   P(success) = (1 + lambda G - e^(aT)) / (1 + lambda G + lambda/mu e^(aT)),
+// evaluated divided by e^(aT) when a > 0 so that large T does not overflow.
+// Returns successes per unit time.
+double mm1d_goodput(double lambda, double mu, double t) {
+  const double a = lambda - mu;
+  double p = 0;
+  if (a > 0) {
+    const double x = std::exp(-a * t);            // e^(-aT)
+    const double g = -std::expm1(-a * t) / a;     // G e^(-aT)
+    p = (x + lambda * g - 1) / (x + lambda * g + lambda / mu);
+  } else {
+    const double e = std::exp(a * t);
+    const double g = std::abs(a) < 1e-12 ? t : std::expm1(a * t) / a;
+    p = (1 + lambda * g - e) / (1 + lambda * g + lambda / mu * e);
+  }
+  return lambda * p;
+}
+
+// Shedding under overload (issue 9 section 2): one node, one shard, exponential 1 ms service,
+// Poisson writes at 1,200/s (rho 1.2) and a 200 ms write timeout. Goodput equals M/M/1+D theory
+// within 2 %; the server stays busy (utilization within [0.99, 1]) and the shed writes are counted.
+TEST(QueueingValidation, SheddingExpiredWorkMatchesMM1WithDeadlines) {
+  const double mu = 1000, lambda = 1200, t = 0.2;
+  auto doc = queue_doc(lambda, 1000, 200'000);
+  doc["workload"]["warmup_ops"] = 20000;
+  doc["timeouts"] = {{"write_ms", 200}};
+  const RunResult r = run_first(build(doc));
+  const double theory = mm1d_goodput(lambda, mu, t);
+  const NodeResult& n = r.nodes[0];
+  std::printf("M/M/1+D rho 1.2, T 200 ms: goodput %.1f op/s (theory %.1f, %+.2f%%), utilization %.4f, dropped writes "
+              "%llu, write timeouts %llu\n",
+              r.throughput(), theory, 100 * (r.throughput() / theory - 1), n.utilization,
+              static_cast<unsigned long long>(n.dropped_writes),
+              static_cast<unsigned long long>(r.by_op[1].errors[static_cast<std::size_t>(ErrorKind::WriteTimeout)]));
+  EXPECT_NEAR(r.throughput() / theory, 1.0, 0.02);  // 2 %
+  EXPECT_GE(n.utilization, 0.99);
+  EXPECT_LE(n.utilization, 1.0);
+  EXPECT_GT(n.dropped_writes, 0u);
+  // Every measured operation either succeeded or timed out; the shed ones are among the timeouts.
+  EXPECT_GE(r.by_op[1].errors[static_cast<std::size_t>(ErrorKind::WriteTimeout)], n.dropped_writes * 9 / 10);
+  // Theory at the default 2 s timeout: 83.3 % of capacity (the items that start just before their
+  // deadline finish after it); far from the collapse without shedding.
+  EXPECT_NEAR(mm1d_goodput(lambda, mu, 2.0) / mu, 0.8333, 0.001);
+  // The formula's limits: no deadline pressure at rho 0.5 (every operation succeeds).
+  EXPECT_NEAR(mm1d_goodput(500, 1000, 2.0), 500, 1e-6);
+}
+
+TEST(QueueingValidation, WithoutSheddingGoodputCollapsesUnderOverload) {
+  auto doc = queue_doc(1200, 1000, 100'000);
+  doc["workload"]["warmup_ops"] = 0;
+  doc["timeouts"] = {{"write_ms", 200}};
+  const RunResult on = run_first(build(doc));
+  const RunResult off = run_first(build(doc, {"timeouts.shed_expired=false"}));
+  std::printf("rho 1.2, T 200 ms: goodput %.1f op/s shedding, %.1f op/s executing everything\n", on.throughput(),
+              off.throughput());
+  EXPECT_GT(on.throughput(), 800);
+  EXPECT_LT(off.throughput(), 200);
+  EXPECT_EQ(off.nodes[0].dropped_writes, 0u);
+}
+
+// Utilization and queue are time averages over the window, so they cannot exceed their physical
+// limits even when the queue grows without bound (issue 9 section 3): at rho 2 utilization lies
+// within [0.99, 1] with and without shedding.
+TEST(QueueingValidation, UtilizationIsATimeAverageBoundedByOne) {
+  for (const bool shed : {true, false}) {
+    auto doc = queue_doc(2000, 1000, 50'000);
+    doc["workload"]["warmup_ops"] = 1000;
+    doc["timeouts"] = {{"shed_expired", shed}};
+    const RunResult r = run_first(build(doc));
+    const NodeResult& n = r.nodes[0];
+    std::printf("rho 2, shedding %s: utilization %.5f, mean number in system %.1f\n", shed ? "on" : "off",
+                n.utilization, n.mean_queue);
+    EXPECT_GE(n.utilization, 0.99);
+    EXPECT_LE(n.utilization, 1.0);
+  }
 }
 
 }  // namespace

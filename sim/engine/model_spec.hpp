@@ -42,6 +42,7 @@ struct TimeoutSpec {
   SimTime read = 5 * kSec;     // coordinator read_request_timeout_in_ms
   SimTime write = 2 * kSec;    // coordinator write_request_timeout_in_ms
   SimTime client = 12 * kSec;  // driver SocketOptions.readTimeoutMillis (per attempt)
+  bool shed_expired = true;    // nodes drop work that would start after its request's timeout
 };
 
 // Java driver 3.x DefaultRetryPolicy: Unavailable -> next host once; client timeout or

@@ -10,6 +10,7 @@ NodeModel::NodeModel(const NodeModelSpec& spec, std::size_t nodes, const FaultSp
     : spec_(&spec), nodes_(nodes) {
   for (std::size_t i = 0; i < nodes; ++i) {
     nodes_[i].free_at.assign(spec.shards, 0);
+    nodes_[i].ends.resize(spec.shards);
     if (i < spec.speed.size()) nodes_[i].speed = spec.speed[i];
   }
   for (const auto& f : faults.events) {
@@ -39,7 +40,25 @@ SimTime NodeModel::paused_until(NodeId n, SimTime t) const {
   return t;
 }
 
-SimTime NodeModel::enqueue(NodeId id, std::uint32_t shard, SimTime now, double service) {
+void NodeModel::Ends::pop_until(SimTime t) {
+  while (head < at.size() && at[head] <= t) ++head;
+  if (head >= 64 && head * 2 >= at.size()) {
+    at.erase(at.begin(), at.begin() + static_cast<std::ptrdiff_t>(head));
+    head = 0;
+  }
+}
+
+SimTime NodeModel::paused_within(const Node& n, SimTime a, SimTime b) {
+  SimTime p = 0;
+  for (const auto& w : n.pauses) {
+    if (w.start >= b) break;
+    const SimTime lo = std::max(a, w.start), hi = std::min(b, w.end);
+    if (hi > lo) p += hi - lo;
+  }
+  return p;
+}
+
+SimTime NodeModel::enqueue(NodeId id, std::uint32_t shard, SimTime now, double service, SimTime deadline) {
   Node& n = nodes_[id];
   std::size_t server = 0;
   if (spec_->discipline == Discipline::PerShard) {
@@ -50,6 +69,14 @@ SimTime NodeModel::enqueue(NodeId id, std::uint32_t shard, SimTime now, double s
   }
   SimTime start = std::max(now, n.free_at[server]);
   if (!n.pauses.empty()) start = paused_until(id, start);
+  Ends& ends = n.ends[server];
+  ends.pop_until(now);
+  if (start > deadline) {
+    // Expired while it waited: dequeued and discarded at its start, using no server time.
+    ends.push(start);
+    n.counters.sojourn += start - now;
+    return kDropped;
+  }
   double factor = 1.0 / n.speed;
   for (const auto& w : n.slow) {
     if (w.start > start) break;
@@ -64,9 +91,27 @@ SimTime NodeModel::enqueue(NodeId id, std::uint32_t shard, SimTime now, double s
   }
   LBSIM_DCHECK(start >= now && end >= start && work >= 0, "work ends before it starts or starts before it arrives");
   n.free_at[server] = end;
+  ends.push(end);
   n.counters.busy += work;
   n.counters.sojourn += end - now;
   return end;
+}
+
+NodeSnapshot NodeModel::snapshot(NodeId id, SimTime t) const {
+  const Node& n = nodes_[id];
+  NodeSnapshot s;
+  s.counters = n.counters;
+  s.busy = n.counters.busy;
+  s.in_system = n.counters.sojourn;
+  for (std::size_t k = 0; k < n.free_at.size(); ++k) {
+    // After its last arrival a server works without a gap until free_at, apart from pauses.
+    if (n.free_at[k] > t) s.busy -= n.free_at[k] - t - paused_within(n, t, n.free_at[k]);
+    const Ends& e = n.ends[k];
+    for (std::size_t i = e.head; i < e.at.size(); ++i)
+      if (e.at[i] > t) s.in_system -= e.at[i] - t;
+  }
+  LBSIM_DCHECK(s.busy >= 0 && s.in_system >= 0, "a node's time integrals went negative");
+  return s;
 }
 
 void NodeModel::set_down(NodeId id, SimTime t) {
@@ -74,6 +119,14 @@ void NodeModel::set_down(NodeId id, SimTime t) {
   if (!n.up) return;
   n.up = false;
   n.down_at.push_back(t);
+  // Queued work is lost: the server time and queue time it would have used after `t` never happen.
+  const NodeSnapshot s = snapshot(id, t);
+  n.counters.busy = s.busy;
+  n.counters.sojourn = s.in_system;
+  for (auto& e : n.ends) {
+    e.at.clear();
+    e.head = 0;
+  }
   std::fill(n.free_at.begin(), n.free_at.end(), t);
 }
 

@@ -7,8 +7,17 @@
 // G/G/c), so queueing costs no events. Pauses are known in advance: work cannot start during a
 // pause, and work in service when a pause begins finishes that much later. A node that goes down
 // loses its queue: work that had not finished by then is dropped (went_down()).
+//
+// Expired work is shed: a work item that carries a deadline (the coordinator's request timeout)
+// and would start after it is dropped without consuming service, as Cassandra drops expired
+// messages ("Dropped" in nodetool tpstats) and ScyllaDB drops expired reads and writes. Because
+// the start time is known at arrival, the decision is exact for a FIFO queue.
+//
+// Utilization and queue length are time averages: busy() and in_system() integrate up to a given
+// instant, leaving out the part of queued work that lies in the future.
 #pragma once
 #include <cstdint>
+#include <climits>
 #include <vector>
 
 #include "sim/cluster/topology.hpp"
@@ -20,16 +29,35 @@ struct NodeCounters {
   std::uint64_t coordinator_ops = 0;
   std::uint64_t replica_reads = 0;
   std::uint64_t replica_writes = 0;
-  SimTime busy = 0;     // server time used
-  SimTime sojourn = 0;  // sum over work items of (end - arrival): time-integral of the queue
+  std::uint64_t dropped_coordinator = 0;  // expired before their service started (shed)
+  std::uint64_t dropped_reads = 0;
+  std::uint64_t dropped_writes = 0;
+  SimTime busy = 0;     // server time used, including work scheduled after `now` (see snapshot())
+  SimTime sojourn = 0;  // sum over work items of (end - arrival), likewise
 };
+
+// Counts and time integrals of a node up to one instant (NodeModel::snapshot).
+struct NodeSnapshot {
+  NodeCounters counters;
+  SimTime busy = 0;       // integral of busy servers over [0, t]
+  SimTime in_system = 0;  // integral of the number of work items waiting or in service over [0, t]
+};
+
+inline constexpr SimTime kNoDeadline = INT64_MAX;
+inline constexpr SimTime kDropped = -1;  // NodeModel::enqueue: the item expired before its start
 
 class NodeModel {
  public:
   NodeModel(const NodeModelSpec& spec, std::size_t nodes, const FaultSpec& faults);
 
-  // Work of `service` ns (before speed and slow factors) arriving at `now`; returns its end.
-  SimTime enqueue(NodeId node, std::uint32_t shard, SimTime now, double service);
+  // Work of `service` ns (before speed and slow factors) arriving at `now`; returns its end, or
+  // kDropped when it would start after `deadline` (it then uses no server time). Work arrives in
+  // time order: `now` never decreases from one call to the next.
+  SimTime enqueue(NodeId node, std::uint32_t shard, SimTime now, double service, SimTime deadline = kNoDeadline);
+
+  // The node's counters and its exact busy and in-system integrals up to `t` (t >= the last
+  // arrival): work already queued but scheduled after `t` is left out.
+  NodeSnapshot snapshot(NodeId n, SimTime t) const;
 
   bool up(NodeId n) const { return nodes_[n].up; }
   std::uint32_t epoch(NodeId n) const { return static_cast<std::uint32_t>(nodes_[n].down_at.size()); }
@@ -53,15 +81,27 @@ class NodeModel {
     SimTime start, end;
     double factor;
   };
+  // Ends of the work items of one server that may still be in the system, in FIFO order (so
+  // non-decreasing); items that ended by the last arrival are popped lazily.
+  struct Ends {
+    std::vector<SimTime> at;
+    std::size_t head = 0;
+    void pop_until(SimTime t);
+    void push(SimTime e) { at.push_back(e); }
+  };
   struct Node {
     bool up = true;
     double speed = 1.0;
     std::vector<SimTime> free_at;  // per server
+    std::vector<Ends> ends;        // per server
     std::vector<SimTime> down_at;  // time of each down, in order
     std::vector<Window> slow;      // sorted by start
     std::vector<Window> pauses;    // sorted, non-overlapping
     NodeCounters counters;
   };
+  // Pause time inside [a, b).
+  static SimTime paused_within(const Node& n, SimTime a, SimTime b);
+
   const NodeModelSpec* spec_;
   std::vector<Node> nodes_;
 };

@@ -44,7 +44,17 @@ void Simulation::Impl::on_attempt_arrive(std::uint32_t cr) {
     on_coord_done(cr);
     return;
   }
-  const SimTime end = nodes_.enqueue(node, c.shard, now_, sc_.nodes.coordinator.sample_ns(service_rng_));
+  // The request times out on the coordinator `timeout` after it arrived; with shedding, work that
+  // would only start after that is discarded when it reaches the head of the queue.
+  const SimTime deadline = sc_.timeouts.shed_expired ? now_ + request_timeout(c.kind) : kNoDeadline;
+  const double service = sc_.nodes.coordinator.sample_ns(service_rng_);
+  const SimTime end = nodes_.enqueue(node, c.shard, now_, service, deadline);
+  if (end == kDropped) {
+    ++nodes_.counters(node).dropped_coordinator;
+    c.shed = true;
+    q_.push(deadline, kCoordDone, cr);
+    return;
+  }
   q_.push(end, kCoordDone, cr);
 }
 
@@ -56,6 +66,10 @@ void Simulation::Impl::on_coord_done(std::uint32_t cr) {
   if (!nodes_.up(node) || nodes_.went_down(node, c.epoch, now_ + 1)) {
     c.done = true;
     release_cr_if_idle(cr);
+    return;
+  }
+  if (c.shed) {  // dropped unexecuted: the client gets the coordinator's timeout error
+    respond(cr, false, c.kind == OpKind::Read ? ErrorKind::ReadTimeout : ErrorKind::WriteTimeout);
     return;
   }
   const auto replicas = ring_.replicas_at(c.range, ReplicaOrder::Server);
@@ -72,6 +86,7 @@ void Simulation::Impl::on_coord_done(std::uint32_t cr) {
   // Targets: writes go to every live replica; reads to as many as the CL needs, closest first.
   std::array<NodeId, 64> targets{};
   std::size_t nt = 0;
+  c.deadline = now_ + request_timeout(c.kind);
   if (c.kind == OpKind::Write) {
     for (NodeId r : replicas)
       if (live(r) && nt < targets.size()) targets[nt++] = r;
@@ -89,7 +104,7 @@ void Simulation::Impl::on_coord_done(std::uint32_t cr) {
   }
   CoordReq& c2 = crs_[cr];
   const bool read = c2.kind == OpKind::Read;
-  timers_[read ? kReadTimeout : kWriteTimeout].push(now_ + (read ? sc_.timeouts.read : sc_.timeouts.write), cr, c2.gen);
+  timers_[read ? kReadTimeout : kWriteTimeout].push(c2.deadline, cr, c2.gen);
   arm(read ? kReadTimeout : kWriteTimeout);
 }
 
@@ -100,8 +115,20 @@ void Simulation::Impl::enqueue_replica(std::uint32_t job, NodeId r, SimTime now)
   double service = (read ? sc_.nodes.read : sc_.nodes.write).sample_ns(service_rng_);
   if (c.rows > 1) service *= 1.0 + sc_.nodes.row_cost * static_cast<double>(c.rows - 1);
   j.epoch = nodes_.epoch(r);
-  j.end = nodes_.enqueue(r, shard_of_token(c.token), now, service);
+  // A replica drops a request that expired while queued (the deadline is the coordinator's, as
+  // Cassandra's message expiry and ScyllaDB's request timeout are); the coordinator then counts no
+  // answer from it.
+  j.end = nodes_.enqueue(r, shard_of_token(c.token), now, service, sc_.timeouts.shed_expired ? c.deadline : kNoDeadline);
   NodeCounters& k = nodes_.counters(r);
+  if (j.end == kDropped) {
+    ++(read ? k.dropped_reads : k.dropped_writes);
+    LBSIM_DCHECK(c.outstanding > 0, "replica job count would go negative");
+    --c.outstanding;
+    const std::uint32_t cr = j.cr;
+    jobs_.release(job);
+    release_cr_if_idle(cr);
+    return;
+  }
   ++(read ? k.replica_reads : k.replica_writes);
   if (r == c.node) {
     q_.push(j.end, kReplicaDone, job);

@@ -53,12 +53,15 @@ struct NodeResult {
   std::uint64_t coordinator_ops = 0;  // attempts that reached the node as coordinator
   std::uint64_t replica_reads = 0;    // replica read work items served
   std::uint64_t replica_writes = 0;   // replica write work items served
-  double utilization = 0;             // busy server time / (servers x window)
+  std::uint64_t dropped_coordinator = 0;  // requests shed unexecuted by the coordinator (expired)
+  std::uint64_t dropped_reads = 0;    // replica reads shed unexecuted (expired while queued)
+  std::uint64_t dropped_writes = 0;   // replica writes shed unexecuted
+  double utilization = 0;             // busy server time inside the window / (servers x window)
   double mean_queue = 0;              // time-average number of work items waiting or in service
 };
 
 struct ClientResult {
-  double cpu_utilization = 0;      // busy core time / (cores x window); 0 with unlimited cores
+  double cpu_utilization = 0;      // busy core time inside the window / (cores x window); 0 with unlimited cores
   double shared_rng_s = 0;         // core time spent in (or spinning on) the shared generator
   double shared_rng_cpu_fraction = 0;
   std::uint64_t shared_draws = 0;

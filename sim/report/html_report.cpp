@@ -83,6 +83,7 @@ table{border-collapse:collapse;font-size:13px;font-variant-numeric:tabular-nums}
 th,td{border:1px solid #ddd;padding:4px 8px;text-align:right;vertical-align:top}
 th:first-child,td:first-child{text-align:left}thead th{background:#f0f0ee}
 td.sig{background:#fff3cd;font-weight:600}th.spec{text-align:left}td.spec{text-align:left;font-family:ui-monospace,monospace;font-size:12px;max-width:520px}
+tr.hot td{background:#fdecea}h3{font-size:15px;margin:12px 0 6px}
 .note{font-size:13px;color:#555}.warn{color:#9a3412}.swatch{display:inline-block;width:10px;height:10px;margin-right:6px;border-radius:2px}
 )";
 
@@ -179,6 +180,46 @@ std::string aggregates_section(std::vector<const Json*> aggs) {
   return html::section("sec-aggregates", "Replicate aggregates", b);
 }
 
+std::uint64_t u64_of(const Json& j, const char* ptr) {
+  const Json::json_pointer p(ptr);
+  return j.contains(p) && j[p].is_number_unsigned() ? j[p].get<std::uint64_t>() : 0;
+}
+
+// Per node and policy (first seed): the work served, the work shed unexecuted, time-averaged
+// utilization and queue. A node at 95 % utilization or more, or one that shed work, is flagged.
+std::string nodes_section(const std::vector<html::PolicyRuns>& policies) {
+  std::string b;
+  for (const auto& p : policies) {
+    if (p.runs.empty() || !p.runs.front()->contains("nodes")) continue;
+    const Json& r = *p.runs.front();
+    b += fmt::format("<h3>{} <span class=\"note\">(seed {})</span></h3>", escape(p.name), escape(text_of(r, "/seed")));
+    b += "<table class=\"nodes\"><thead><tr><th>node</th><th>dc</th><th>rack</th><th>coordinator</th><th>replica reads</th>"
+         "<th>replica writes</th><th>dropped coordinator</th><th>dropped reads</th><th>dropped writes</th>"
+         "<th>utilization</th><th>mean queue</th></tr></thead><tbody>";
+    for (const auto& n : r["nodes"]) {
+      const double util = num_of(n, "/utilization");
+      const std::uint64_t dc = u64_of(n, "/dropped/coordinator"), dr = u64_of(n, "/dropped/reads"),
+                          dw = u64_of(n, "/dropped/writes");
+      const bool saturated = util >= 0.95, shed = dc + dr + dw > 0;
+      std::string flag = saturated ? " saturated" : "";
+      if (shed) flag += " shedding";
+      b += fmt::format(R"(<tr{}><td>{}{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td>)"
+                       R"(<td>{}</td><td>{:.1f} %</td><td>{}</td></tr>)",
+                       flag.empty() ? "" : R"( class="hot")", escape(text_of(n, "/id")),
+                       flag.empty() ? "" : "<span class=\"warn\"> &#9888;" + escape(flag) + "</span>",
+                       escape(text_of(n, "/dc")), escape(text_of(n, "/rack")), u64_of(n, "/coordinator_ops"),
+                       u64_of(n, "/replica_reads"), u64_of(n, "/replica_writes"), dc, dr, dw, 100 * util,
+                       svg::short_number(num_of(n, "/mean_queue")));
+    }
+    b += "</tbody></table>";
+  }
+  if (b.empty()) return "";
+  b += "<p class=\"note\">Utilization and mean queue are time averages over the measurement window. Dropped: work "
+       "that expired in a node's queue and was shed unexecuted (<code>timeouts.shed_expired</code>). &#9888; marks a "
+       "node at 95 % utilization or more, or one that shed work.</p>";
+  return html::section("sec-nodes", "Per-node work", b);
+}
+
 }  // namespace
 
 namespace html {
@@ -254,6 +295,7 @@ std::string render_html_report(const ReportInputs& in, const HtmlReportOptions& 
     add_section("sec-summary", "Summary", summary_section(c, policies, in));
     add_section("sec-compare", "Comparison", compare_section(c));
     add_section("sec-load", "Node load", html::load_section(policies));
+    add_section("sec-nodes", "Per node", nodes_section(policies));
     add_section("sec-latency", "Latency", html::latency_section(policies));
     add_section("sec-timeline", "Over time", html::timeline_section(policies));
   }

@@ -98,6 +98,9 @@ OJ report_json_stable(const RunResult& r) {
                      {"coordinator_ops", n.coordinator_ops},
                      {"replica_reads", n.replica_reads},
                      {"replica_writes", n.replica_writes},
+                     {"dropped", {{"coordinator", n.dropped_coordinator},
+                                  {"reads", n.dropped_reads},
+                                  {"writes", n.dropped_writes}}},
                      {"utilization", round_to(n.utilization, 6)},
                      {"mean_queue", round_to(n.mean_queue, 6)}});
     coord.push_back(static_cast<double>(n.coordinator_ops));
