@@ -72,6 +72,7 @@ class Default4x final : public Basic4x {
     f.up_time = s.up_time.value_or(0);
   }
   bool adaptive() const override { return avoid_slow_; }
+  bool reads_in_flight() const override { return avoid_slow_; }
 
  protected:
   void reorder_replicas(std::span<HostId> r, const Request& req, PlanRandom& rnd) override {

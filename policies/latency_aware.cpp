@@ -91,6 +91,7 @@ class LatencyAware final : public Policy {
     t.count = s.latency_samples;
   }
   bool adaptive() const override { return true; }
+  bool reads_in_flight() const override { return child_->reads_in_flight(); }
 
   // True when `h` goes to the end of plans made at `now`.
   bool excluded(HostId h, SimTime now) const {

@@ -207,6 +207,10 @@ class Policy {
   // True for policies whose choices depend on feedback (LatencyAware, Default4x): the analytic
   // load model marks them "not modelled".
   virtual bool adaptive() const { return false; }
+  // True when plans read ClusterView::in_flight (Default4x's busy-replica checks). The simulator
+  // then keeps the count exact in time (from the write to the connection to the answer); for the
+  // other policies it may count an attempt from the moment it is planned.
+  virtual bool reads_in_flight() const { return false; }
 };
 
 }  // namespace lbsim::policy

@@ -100,6 +100,7 @@ class TokenAware final : public Policy {
     refresh();
   }
   bool adaptive() const override { return child_->adaptive(); }
+  bool reads_in_flight() const override { return child_->reads_in_flight(); }
 
   bool usable(HostId h) const { return view_->is_up(h) && local_[h]; }
   bool local(HostId h) const { return local_[h] != 0; }

@@ -20,7 +20,8 @@ inline jsonin::Json queue_doc(double rate, double service_us, std::uint64_t ops)
     "keyspace": {"class": "SimpleStrategy", "rf": 1},
     "network": {"same_rack": 0, "same_dc": 0, "cross_dc": 0},
     "client": {"dc": "dc1", "rate_ops_s": )" + std::to_string(rate) + R"(, "cores": 0, "driver_cost": 0,
-               "plan_ns": 0, "plan_host_ns": 0, "draw_ns": 0, "max_in_flight": 1000000},
+               "plan_ns": 0, "plan_host_ns": 0, "thread_local_draw_ns": 0, "shared_draw_ns": 0,
+               "line_transfer_ns": 0, "max_in_flight": 1000000},
     "workload": {"ops": )" + std::to_string(ops) + R"(, "warmup_ops": 20000, "mix": {"write": 1},
                  "consistency": {"write": "ONE"}},
     "policies": [{"name": "rr", "policy": {"type": "RoundRobin"}}]

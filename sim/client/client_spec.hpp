@@ -10,6 +10,15 @@
 
 namespace lbsim {
 
+// Figures of scripts/calibrate/RngContention.java on the development machine (AMD EPYC, 2 vCPUs,
+// OpenJDK 17.0.15, 2026-11-30; configs/README.md, "client"): nextInt(3) on one thread (2.85-2.98
+// and 4.10 ns in three runs), and two threads drawing from one java.util.Random in a tight loop
+// (line_transfer = per-draw time / 2 - shared draw: 15.95 and 18.53 ns in the two runs whose
+// cache-line hand-off measured 35 ns, the vCPUs on nearby cores).
+inline constexpr double kMeasuredThreadLocalDrawNs = 2.9;
+inline constexpr double kMeasuredSharedDrawNs = 4.1;
+inline constexpr double kMeasuredLineTransferNs = 17.2;
+
 enum class LoadMode : std::uint8_t { Closed, Open };
 enum class Arrivals : std::uint8_t { Poisson, Constant };
 
@@ -28,11 +37,14 @@ struct ClientSpec {
 
   std::uint32_t cores = 8;        // client CPU cores; 0 = unlimited (no CPU model)
   Dist driver_cost = Dist::constant(20000);  // CPU per operation: encode, decode, futures (ns)
+  double response_share = 0.5;    // part of driver_cost charged after the response arrives (decoding)
   double plan_ns = 200;           // CPU to create a query plan
   double plan_host_ns = 30;       // CPU per host taken from a plan
-  double draw_ns = 25;            // CPU of one uncontended random draw (both generator kinds)
-  double contention_ns = 100;     // shared generator: extra time per draw per other thread
-                                  // contending for its cache line (busy core) at that moment
+  // Random generators (sim/client/client_cpu.hpp). Defaults measured by `scripts/dev calibrate`;
+  // provenance in configs/README.md ("client").
+  double thread_local_draw_ns = kMeasuredThreadLocalDrawNs;  // ThreadLocalRandom.nextInt
+  double shared_draw_ns = kMeasuredSharedDrawNs;             // java.util.Random.nextInt, line local
+  double line_transfer_ns = kMeasuredLineTransferNs;         // moving the seed's cache line between cores
 };
 
 }  // namespace lbsim

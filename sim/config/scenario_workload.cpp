@@ -18,9 +18,17 @@ using jsonin::Object;
 ClientSpec parse_client(const Json* j, const std::string& path, const Topology& topo) {
   ClientSpec s;
   const Json empty = Json::object();
+  if (j && j->is_object()) {
+    // Keys of the fitted contention model that the measured one replaced (issue 9): say what to use.
+    if (j->contains("contention_ns"))
+      jsonin::fail(jsonin::key_path(path, "contention_ns"), "removed: the shared generator is now a measured critical section; "
+                                                    "set \"line_transfer_ns\" (and \"shared_draw_ns\") instead");
+    if (j->contains("draw_ns"))
+      jsonin::fail(jsonin::key_path(path, "draw_ns"), "removed: use \"thread_local_draw_ns\" and \"shared_draw_ns\"");
+  }
   Object o(j ? *j : empty, path,
            {"dc", "rack", "threads", "rate_ops_s", "arrivals", "think", "max_in_flight", "cores", "driver_cost",
-            "plan_ns", "plan_host_ns", "draw_ns", "contention_ns"});
+            "response_share", "plan_ns", "plan_host_ns", "thread_local_draw_ns", "shared_draw_ns", "line_transfer_ns"});
   s.dc = o.str("dc", topo.dcs.front());
   const auto dc = topo.dc_index(s.dc);
   if (!dc) jsonin::fail(o.path_of("dc"), "unknown datacenter '" + s.dc + "'; valid: " + jsonin::join(topo.dcs));
@@ -55,8 +63,10 @@ ClientSpec parse_client(const Json* j, const std::string& path, const Topology& 
   if (const Json* d = o.find("driver_cost")) s.driver_cost = parse_dist(*d, o.path_of("driver_cost"));
   s.plan_ns = o.number("plan_ns", 0, 1e9, s.plan_ns);
   s.plan_host_ns = o.number("plan_host_ns", 0, 1e9, s.plan_host_ns);
-  s.draw_ns = o.number("draw_ns", 0, 1e9, s.draw_ns);
-  s.contention_ns = o.number("contention_ns", 0, 1e9, s.contention_ns);
+  s.response_share = o.number("response_share", 0, 1, s.response_share);
+  s.thread_local_draw_ns = o.number("thread_local_draw_ns", 0, 1e9, s.thread_local_draw_ns);
+  s.shared_draw_ns = o.number("shared_draw_ns", 0, 1e9, s.shared_draw_ns);
+  s.line_transfer_ns = o.number("line_transfer_ns", 0, 1e9, s.line_transfer_ns);
   return s;
 }
 

@@ -14,17 +14,23 @@ bool Simulation::Impl::send_attempt(std::uint32_t id, bool first) {
   ++op.hosts_taken;
   if (host == policy::kNoHost) return false;
 
-  // Client CPU: driver cost once per operation, plan cost, the plan's new random draws.
+  // Client CPU: the request side of the driver cost once per operation (the response side is
+  // charged when the answer arrives), plan cost, the plan's new random draws.
   const ClientSpec& cs = sc_.client;
   double work = cs.plan_host_ns;
-  if (first) work += cs.plan_ns + cs.driver_cost.sample_ns(cost_rng_);
+  if (first) {
+    const double cost = cs.driver_cost.sample_ns(cost_rng_);
+    const double decode = cost * cs.response_share;
+    op.decode_ns = static_cast<SimTime>(decode + 0.5);
+    work += cs.plan_ns + (cost - decode);
+  }
   const std::uint32_t shared = x.rnd.shared_draws - op.shared_charged;
   const std::uint32_t tl = x.rnd.thread_local_draws - op.tl_charged;
   op.shared_charged = x.rnd.shared_draws;
   op.tl_charged = x.rnd.thread_local_draws;
   shared_draws_ += shared;
   tl_draws_ += tl;
-  const SimTime sent = cpu_.run(now_, static_cast<SimTime>(work + 0.5), shared, tl);
+  const SimTime sent = cpu_.run(now_, static_cast<SimTime>(work + 0.5), shared, tl, op.thread);
   LBSIM_DCHECK(sent >= now_, "the client CPU finished work before it started");
 
   const std::uint32_t a = attempts_.alloc();
@@ -36,8 +42,11 @@ bool Simulation::Impl::send_attempt(std::uint32_t id, bool first) {
   at.alive = true;
   ++op.alive;
   ++op.executions;
-  view_.add_in_flight(host, 1);
-  policy_->on_request_sent(host, now_);
+  // The driver's in-flight count starts when the request is written to the connection, after the
+  // client CPU has done its work (Java 4.x: the counter of the channel's in-flight stream ids).
+  // Only a policy that reads the count needs that timing; for the others it starts at once.
+  if (sent == now_ || !exact_in_flight_) mark_sent(host);
+  else pending_sends_.push({sent, a, at.gen});
   timers_[kClientTimeout].push(sent + sc_.timeouts.client, a, at.gen);
   arm(kClientTimeout);
 
@@ -65,6 +74,20 @@ bool Simulation::Impl::send_attempt(std::uint32_t id, bool first) {
 std::uint32_t Simulation::Impl::shard_of_token(Token t) const {
   if (sc_.nodes.discipline == Discipline::Shared || sc_.nodes.shards <= 1) return 0;
   return shard_of(t, Sharding{sc_.nodes.shards, sc_.nodes.msb_ignore});
+}
+
+void Simulation::Impl::mark_sent(NodeId host) {
+  view_.add_in_flight(host, 1);
+  policy_->on_request_sent(host, now_);
+}
+
+void Simulation::Impl::drain_sends() {
+  while (!pending_sends_.empty() && pending_sends_.top().at <= now_) {
+    const PendingSend p = pending_sends_.top();
+    pending_sends_.pop();
+    LBSIM_DCHECK(attempts_[p.attempt].gen == p.gen && attempts_[p.attempt].alive, "an attempt ended before it was sent");
+    mark_sent(attempts_[p.attempt].host);
+  }
 }
 
 bool Simulation::Impl::timer_live(std::uint32_t which, const DeadlineFifo::Entry& e) const {
@@ -134,13 +157,27 @@ void Simulation::Impl::on_client_response(std::uint32_t cr) {
     maybe_free_op(id);
     return;
   }
-  if (success) {
-    finish_op(id, true, ErrorKind::Unavailable);
+  if (op.decoding) return;  // an answer of another execution is already being decoded
+  if (!success && op.alive > 0) return;  // another execution may still succeed
+  // The thread decodes the answer on the client CPU, queued with other driver work; the operation
+  // ends (or is retried) when that is done.
+  op.answer_success = success;
+  op.answer_error = error;
+  const SimTime end = cpu_.run(now_, op.decode_ns, 0, 0, op.thread);
+  if (end == now_) {
+    on_decoded(id);
     return;
   }
-  if (op.alive > 0) return;  // another execution may still succeed
-  if (error == ErrorKind::Unavailable) after_failure(id, error, false, true);
-  else finish_op(id, false, error);  // server read/write timeouts are not retried
+  op.decoding = true;
+  q_.push(end, kDecoded, id);
+}
+
+void Simulation::Impl::on_decoded(std::uint32_t id) {
+  Op& op = ops_[id];
+  op.decoding = false;
+  if (op.answer_success) finish_op(id, true, ErrorKind::Unavailable);
+  else if (op.answer_error == ErrorKind::Unavailable) after_failure(id, op.answer_error, false, true);
+  else finish_op(id, false, op.answer_error);  // server read/write timeouts are not retried
 }
 
 void Simulation::Impl::on_timer(std::uint32_t which) {
@@ -156,10 +193,10 @@ void Simulation::Impl::on_timer(std::uint32_t which) {
       end_attempt(e.id, ResponseKind::Timeout);
       Op& op = ops_[id];
       if (op.done) maybe_free_op(id);
-      else if (op.alive == 0) after_failure(id, ErrorKind::ClientTimeout, true, false);
+      else if (op.alive == 0 && !op.decoding) after_failure(id, ErrorKind::ClientTimeout, true, false);
     } else if (which == kSpeculative) {
       Op& op = ops_[e.id];
-      if (op.gen != e.gen || op.done || op.executions > sc_.speculative.max_speculative) continue;
+      if (op.gen != e.gen || op.done || op.decoding || op.executions > sc_.speculative.max_speculative) continue;
       if (send_attempt(e.id, false)) ++speculative_;
     } else {
       CoordReq& c = crs_[e.id];

@@ -13,7 +13,9 @@
 #pragma once
 #include <array>
 #include <chrono>
+#include <functional>
 #include <memory>
+#include <queue>
 #include <vector>
 
 #include "sim/cluster/coordination.hpp"
@@ -24,7 +26,8 @@ namespace lbsim {
 
 struct Simulation::Impl {
   enum Ev : std::uint32_t {
-    kOpStart, kAttemptArrive, kCoordDone, kReplicaArrive, kReplicaDone, kClientResponse, kTimer, kFault, kDetect, kWindow
+    kOpStart, kAttemptArrive, kCoordDone, kReplicaArrive, kReplicaDone, kClientResponse, kTimer, kFault, kDetect, kWindow,
+    kDecoded
   };
   enum TimerId : std::uint32_t { kClientTimeout, kReadTimeout, kWriteTimeout, kSpeculative, kTimers };
   static constexpr std::uint32_t kNoThread = 0xffffffffu;
@@ -46,6 +49,10 @@ struct Simulation::Impl {
     ConsistencyLevel cl = ConsistencyLevel::LocalOne;
     bool routed = true;
     bool done = false;
+    bool decoding = false;        // an answer is being decoded on the client CPU (kDecoded pending)
+    bool answer_success = false;  // that answer
+    ErrorKind answer_error = ErrorKind::Unavailable;
+    SimTime decode_ns = 0;        // the response side of this operation's driver cost
     std::uint8_t alive = 0;       // attempts alive
     std::uint8_t executions = 0;  // attempts started
     std::uint8_t unavailable_retries = 0;
@@ -77,6 +84,8 @@ struct Simulation::Impl {
     std::uint32_t got = 0;  // responses counted toward the CL
     bool done = false;      // answered or abandoned
     bool success = false;   // the answer being delivered
+    bool shed = false;      // the coordinator dropped it unexecuted (expired in its queue)
+    SimTime deadline = 0;   // the coordinator's read/write timeout instant
     ErrorKind error = ErrorKind::Unavailable;
     ClNeed need;  // what the consistency level asks for (sim/cluster/coordination.hpp)
     std::array<std::uint8_t, kMaxDcs> dc_got{};
@@ -120,6 +129,9 @@ struct Simulation::Impl {
   void after_failure(std::uint32_t op, ErrorKind error, bool retryable, bool unavailable);
   void arm(std::uint32_t which);
   bool timer_live(std::uint32_t which, const DeadlineFifo::Entry& e) const;
+  void on_decoded(std::uint32_t op);
+  void mark_sent(NodeId host);
+  void drain_sends();  // attempts whose send time has come count as in flight
 
   // sim_server.cpp
   void on_attempt_arrive(std::uint32_t cr);
@@ -134,6 +146,7 @@ struct Simulation::Impl {
   SimTime net(NodeId a, NodeId b) { return a == b ? 0 : lat_[lat_index_[a * n_ + b]].sample(net_rng_); }
   SimTime net_client(NodeId n) { return lat_[client_lat_[n]].sample(net_rng_); }
   std::uint32_t shard_of_token(Token t) const;
+  SimTime request_timeout(OpKind k) const { return k == OpKind::Read ? sc_.timeouts.read : sc_.timeouts.write; }
 
   const Scenario& sc_;
   const TokenRing& ring_;
@@ -158,6 +171,14 @@ struct Simulation::Impl {
   Slab<CoordReq> crs_;
   Slab<Job> jobs_;
   std::array<DeadlineFifo, kTimers> timers_;
+  // Attempts that the client CPU has not yet written to the connection, by send time.
+  struct PendingSend {
+    SimTime at;
+    std::uint32_t attempt, gen;
+    bool operator>(const PendingSend& o) const { return at != o.at ? at > o.at : attempt > o.attempt; }
+  };
+  std::priority_queue<PendingSend, std::vector<PendingSend>, std::greater<PendingSend>> pending_sends_;
+  bool exact_in_flight_ = false;  // the policy reads in-flight counts (Policy::reads_in_flight)
 
   std::vector<Dist> lat_;                 // 0: zero, then locality classes and DC pairs
   std::vector<std::uint8_t> lat_index_;   // n x n
@@ -179,7 +200,7 @@ struct Simulation::Impl {
   bool have_next_trace_ = false;
 
   // Snapshots at window start and end.
-  std::vector<NodeCounters> snap_start_, snap_end_;
+  std::vector<NodeSnapshot> snap_start_, snap_end_;
   SimTime cpu_busy_start_ = 0, cpu_busy_end_ = 0, rng_start_ = 0, rng_end_ = 0;
   std::uint64_t shared_draws_ = 0, tl_draws_ = 0, retries_ = 0, speculative_ = 0;
   std::uint64_t shared_draws_start_ = 0, tl_draws_start_ = 0;

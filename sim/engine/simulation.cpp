@@ -86,6 +86,7 @@ Simulation::Impl::Impl(const Scenario& sc, const PolicyEntry& entry, std::unique
     if (w.trace && (target_ == 0 || target_ > w.trace->size())) target_ = w.trace->size();
   }
   policy_->init(view_, policy_rng_);
+  exact_in_flight_ = policy_->reads_in_flight();
 }
 
 bool Simulation::Impl::may_issue() const {
@@ -210,8 +211,8 @@ void Simulation::Impl::open_window() {
   window_open_ = true;
   window_start_ = now_;
   snap_start_.clear();
-  for (NodeId n = 0; n < n_; ++n) snap_start_.push_back(nodes_.counters(n));
-  cpu_busy_start_ = cpu_.busy();
+  for (NodeId n = 0; n < n_; ++n) snap_start_.push_back(nodes_.snapshot(n, now_));
+  cpu_busy_start_ = cpu_.busy_until(now_);
   rng_start_ = cpu_.shared_rng_time();
   shared_draws_start_ = shared_draws_;
   tl_draws_start_ = tl_draws_;
@@ -222,8 +223,8 @@ void Simulation::Impl::close_window() {
   window_closed_ = true;
   window_end_ = now_;
   snap_end_.clear();
-  for (NodeId n = 0; n < n_; ++n) snap_end_.push_back(nodes_.counters(n));
-  cpu_busy_end_ = cpu_.busy();
+  for (NodeId n = 0; n < n_; ++n) snap_end_.push_back(nodes_.snapshot(n, now_));
+  cpu_busy_end_ = cpu_.busy_until(now_);
   rng_end_ = cpu_.shared_rng_time();
   result_.client.shared_draws = shared_draws_ - shared_draws_start_;
   result_.client.thread_local_draws = tl_draws_ - tl_draws_start_;
@@ -231,6 +232,7 @@ void Simulation::Impl::close_window() {
 
 void Simulation::Impl::dispatch(const EventQueue::Event& e) {
   const std::uint32_t id = e.id();
+  if (!pending_sends_.empty() && pending_sends_.top().at <= now_) drain_sends();
   switch (e.type()) {
     case kOpStart:
       if (id == kOpenLoop) {
@@ -248,6 +250,7 @@ void Simulation::Impl::dispatch(const EventQueue::Event& e) {
     case kTimer: on_timer(id); break;
     case kFault: on_fault(id); break;
     case kDetect: on_detect(id); break;
+    case kDecoded: on_decoded(id); break;
     case kWindow:
       if (id == 0) {
         open_window();
@@ -327,8 +330,8 @@ RunResult Simulation::Impl::collect() {
   r.window = window_end_ - window_start_;
   const double window = static_cast<double>(std::max<SimTime>(r.window, 1));
   for (NodeId n = 0; n < n_; ++n) {
-    const NodeCounters& a = snap_start_[n];
-    const NodeCounters& b = snap_end_[n];
+    const NodeCounters& a = snap_start_[n].counters;
+    const NodeCounters& b = snap_end_[n].counters;
     NodeResult nr;
     nr.id = topo_.nodes[n].id;
     nr.dc = topo_.nodes[n].dc;
@@ -336,8 +339,12 @@ RunResult Simulation::Impl::collect() {
     nr.coordinator_ops = b.coordinator_ops - a.coordinator_ops;
     nr.replica_reads = b.replica_reads - a.replica_reads;
     nr.replica_writes = b.replica_writes - a.replica_writes;
-    nr.utilization = static_cast<double>(b.busy - a.busy) / (window * nodes_.servers());
-    nr.mean_queue = static_cast<double>(b.sojourn - a.sojourn) / window;
+    nr.dropped_coordinator = b.dropped_coordinator - a.dropped_coordinator;
+    nr.dropped_reads = b.dropped_reads - a.dropped_reads;
+    nr.dropped_writes = b.dropped_writes - a.dropped_writes;
+    // Time averages over the window: busy server time and the integral of the number in system.
+    nr.utilization = static_cast<double>(snap_end_[n].busy - snap_start_[n].busy) / (window * nodes_.servers());
+    nr.mean_queue = static_cast<double>(snap_end_[n].in_system - snap_start_[n].in_system) / window;
     r.coordinator_total += nr.coordinator_ops;
     r.nodes.push_back(std::move(nr));
   }
