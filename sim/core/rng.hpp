@@ -7,13 +7,20 @@
 // implementations, and a report must be byte-identical everywhere.
 //
 // The generator is xoshiro256** (Blackman and Vigna, 2018), seeded through splitmix64.
-// Hand-written: no Debian package offers these portable, fork-by-name streams.
+// Hand-written: no Debian package offers these portable, fork-by-name streams. The exponential and
+// normal variates come from Boost.Random's ziggurat samplers (fixed tables and arithmetic in the
+// headers, so a given Boost release gives the same numbers everywhere), which avoid the logarithm
+// that inversion or the polar method pays on every draw.
 #pragma once
 #include <cmath>
 #include <cstdint>
 
-#include "sim/core/int128.hpp"
 #include <string_view>
+
+#include <boost/random/exponential_distribution.hpp>
+#include <boost/random/normal_distribution.hpp>
+
+#include "sim/core/int128.hpp"
 
 namespace lbsim {
 
@@ -84,18 +91,16 @@ class Rng {
   // Uniform double in (0, 1]: safe as the argument of a logarithm.
   double uniform01_open_low() { return (static_cast<double>(next_u64() >> 11) + 1.0) * 0x1.0p-53; }
 
-  double exponential(double mean) { return -std::log(uniform01_open_low()) * mean; }
+  // Exponential with the given mean, and standard normal: ziggurat (Marsaglia and Tsang, 2000;
+  // Boost.Random's implementation); no cached values, so draws depend only on the stream.
+  double exponential(double mean) { return boost::random::exponential_distribution<double>(1.0)(*this) * mean; }
+  double normal() { return boost::random::normal_distribution<double>(0.0, 1.0)(*this); }
 
-  // Standard normal by the Marsaglia polar method; no cached second value, so the stream
-  // position depends only on the number of calls.
-  double normal() {
-    for (;;) {
-      const double u = 2.0 * uniform01() - 1.0;
-      const double v = 2.0 * uniform01() - 1.0;
-      const double s = u * u + v * v;
-      if (s > 0.0 && s < 1.0) return u * std::sqrt(-2.0 * std::log(s) / s);
-    }
-  }
+  // A UniformRandomBitGenerator, for the Boost samplers.
+  using result_type = std::uint64_t;
+  static constexpr result_type min() { return 0; }
+  static constexpr result_type max() { return ~std::uint64_t{0}; }
+  result_type operator()() { return next_u64(); }
 
  private:
   static constexpr std::uint64_t rotl(std::uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
