@@ -17,6 +17,7 @@
 #include <stdexcept>
 #include <vector>
 
+#include "sim/core/int128.hpp"
 #include "sim/core/time.hpp"
 
 namespace lbsim {
@@ -87,7 +88,7 @@ class EventQueue {
   static constexpr std::size_t kArity = 4;
   // (at, key) as one unsigned 128-bit number (times are never negative): one compare, no branch.
   static bool less(const Event& a, const Event& b) {
-    using U = unsigned __int128;
+    using U = u128;
     return ((U(static_cast<std::uint64_t>(a.at)) << 64) | a.key) < ((U(static_cast<std::uint64_t>(b.at)) << 64) | b.key);
   }
   // Element 0 sits at offset 48 of a 64-byte line, so children 4i+1..4i+4 fill one line.
