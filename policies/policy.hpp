@@ -30,6 +30,7 @@
 
 #include "sim/cluster/consistency.hpp"
 #include "sim/cluster/murmur3.hpp"
+#include "sim/cluster/shard.hpp"
 #include "sim/cluster/topology.hpp"
 #include "sim/core/rng.hpp"
 #include "sim/core/time.hpp"
@@ -53,15 +54,36 @@ class ClusterView {
   std::uint32_t rack(HostId h) const { return topo_->node_rack[h]; }
   bool is_up(HostId h) const { return up_[h] != 0; }
   std::int32_t in_flight(HostId h) const { return in_flight_[h]; }
+  // ScyllaDB sharding as the driver learns it from the SUPPORTED frame (1 shard for Cassandra),
+  // and the in-flight requests on each (host, shard): the Scylla Java driver's
+  // Metrics.getPerShardInflightRequestInfo().
+  Sharding sharding() const { return sharding_; }
+  std::int32_t in_flight_on_shard(HostId h, std::uint32_t shard) const {
+    return shard < sharding_.nr_shards ? shard_in_flight_[h * sharding_.nr_shards + shard] : 0;
+  }
 
   void set_up(HostId h, bool up) { up_[h] = up ? 1 : 0; }
   void set_in_flight(HostId h, std::int32_t n) { in_flight_[h] = n; }
   void add_in_flight(HostId h, std::int32_t delta) { in_flight_[h] += delta; }
+  void set_sharding(Sharding s) {
+    sharding_ = s;
+    shard_in_flight_.assign(topo_->size() * s.nr_shards, 0);
+  }
+  void set_in_flight_on_shard(HostId h, std::uint32_t shard, std::int32_t n) {
+    if (shard < sharding_.nr_shards) shard_in_flight_[h * sharding_.nr_shards + shard] = n;
+  }
+  // One request to (h, shard) starts (+1) or ends (-1).
+  void add_in_flight(HostId h, std::uint32_t shard, std::int32_t delta) {
+    in_flight_[h] += delta;
+    if (shard < sharding_.nr_shards) shard_in_flight_[h * sharding_.nr_shards + shard] += delta;
+  }
 
  private:
   const Topology* topo_;
   std::vector<std::uint8_t> up_;
   std::vector<std::int32_t> in_flight_;
+  Sharding sharding_{1, 12};
+  std::vector<std::int32_t> shard_in_flight_ = std::vector<std::int32_t>(topo_->size(), 0);
 };
 
 struct Request {

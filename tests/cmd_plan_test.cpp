@@ -121,9 +121,9 @@ TEST(PoliciesCommand, ListsEveryRegisteredType) {
   const CmdResult r = lbsim("policies --json");
   ASSERT_EQ(r.rc, 0) << r.err;
   const auto j = nlohmann::json::parse(r.out);
-  ASSERT_EQ(j.size(), 7u);
-  EXPECT_EQ(j[6]["type"], "TokenAware");
-  EXPECT_EQ(j[6]["params"], nlohmann::json({"ordering", "shuffle_rng", "child"}));
+  ASSERT_EQ(j.size(), 8u);
+  EXPECT_EQ(j[7]["type"], "TokenAware");
+  EXPECT_EQ(j[7]["params"], nlohmann::json({"ordering", "shuffle_rng", "child"}));
 }
 
 }  // namespace

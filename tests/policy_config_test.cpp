@@ -22,7 +22,7 @@ std::string error_of(const std::string& spec, const Topology* topo = nullptr) {
 TEST(PolicyConfig, UnknownTypeNamesThePathAndListsEveryType) {
   EXPECT_EQ(error_of(R"({"type":"RANDON"})"),
             "/policies/0/type: unknown policy type 'RANDON'; valid: Basic4x, DCAwareRoundRobin, Default4x, "
-            "LatencyAware, RackAwareRoundRobin, RoundRobin, TokenAware");
+            "LatencyAware, RackAwareRoundRobin, RandomTwoChoice, RoundRobin, TokenAware");
 }
 
 TEST(PolicyConfig, MissingTypeAndNonObjectSpecsAreErrors) {
@@ -73,7 +73,7 @@ TEST(PolicyConfig, UnknownLocalDcOrRackListsTheTopologysValues) {
 
 TEST(PolicyConfig, EveryPolicyHasADescriptionAndItsParameters) {
   const auto all = Registry::instance().all();
-  ASSERT_EQ(all.size(), 7u);
+  ASSERT_EQ(all.size(), 8u);
   for (const auto* p : all) EXPECT_GT(p->description.size(), 40u) << p->type;
   EXPECT_EQ(Registry::instance().find("TokenAware")->params, (std::vector<std::string>{"ordering", "shuffle_rng", "child"}));
 }

@@ -49,6 +49,12 @@ const std::vector<std::pair<std::string, ContractCase>>& cases() {
         false}},
       {"Basic4x", {"Basic4x", R"({"type":"Basic4x","local_dc":"dc1","max_nodes_per_remote_dc":2})", true}},
       {"Default4x", {"Default4x", R"({"type":"Default4x","local_dc":"dc1","max_nodes_per_remote_dc":1})", true}},
+      // Not replicas-first: with one live local replica the driver compares it with the next host
+      // of the child plan, a non-replica, and a tie puts that one first.
+      {"RandomTwoChoice",
+       {"RandomTwoChoiceTokenAwareRandom",
+        R"({"type":"RandomTwoChoice","child":{"type":"TokenAware","child":{"type":"DCAwareRoundRobin","local_dc":"dc1","used_hosts_per_remote_dc":2}}})",
+        false}},
   };
   return c;
 }
@@ -159,7 +165,7 @@ TEST(PolicyContractCoverage, EveryRegisteredPolicyHasAContractCase) {
   std::set<std::string> covered;
   for (const auto& [type, c] : cases()) covered.insert(type);
   const auto names = Registry::instance().names();
-  EXPECT_EQ(names.size(), 7u);
+  EXPECT_EQ(names.size(), 8u);
   for (const auto& n : names) EXPECT_TRUE(covered.count(n)) << n << " has no contract case";
 }
 
