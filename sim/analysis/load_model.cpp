@@ -34,12 +34,42 @@ LoadModel analyze_load(const LoadModelInput& in, const jsonin::Json& policy_spec
   // coordinator work) and the work spread evenly over a node's shards (unrouted coordinator work).
   const std::size_t shards = in.shards;
   const bool per_shard = shards > 1 && in.range_shard_weight.size() == ring.size() * shards;
+  using Place = LoadModelInput::Place;
   std::vector<double> keyed(n, 0.0), even(n, 0.0), shard_busy(per_shard ? n * shards : 0, 0.0);
+  // Hop potential (half a hop's CPU) of replica work arriving uniformly or through the pool.
+  std::vector<double> hop_uniform(n, 0.0), hop_pool(n, 0.0), pooled(n, 0.0);
+  std::vector<double> uniform(shards, 1.0 / static_cast<double>(shards));
+  const std::vector<double>& pool = in.pool_weight.size() == shards ? in.pool_weight : uniform;
   std::vector<NodeId> touched;
+  std::vector<std::uint8_t> is_touched(n, 0);
+  auto touch = [&](NodeId h) {
+    if (!is_touched[h]) {
+      is_touched[h] = 1;
+      touched.push_back(h);
+    }
+  };
   auto add_keyed = [&](NodeId h, double busy) {
     if (!per_shard) return;
-    if (keyed[h] == 0) touched.push_back(h);
+    touch(h);
     keyed[h] += busy;
+  };
+  // Coordinator work of one request class, placed on the coordinator node's shards.
+  auto add_coordinator = [&](NodeId c, Place place, double busy) {
+    if (!per_shard || busy == 0) return;
+    if (place == Place::Owner) add_keyed(c, busy);
+    else if (place == Place::Uniform) even[c] += busy;
+    else pooled[c] += busy;
+  };
+  // A replica work item (probability p) of one request class at t, coordinated by c.
+  auto add_hop = [&](NodeId c, NodeId t, Place arrival, double p, double hop_s) {
+    if (arrival == Place::Owner || p == 0 || hop_s == 0) return;
+    if (t != c && !in.rpc_on_sender_shard) return;
+    if (!per_shard) {  // no per-shard table: a random arrival shard misses the owner (S-1)/S of the time
+      out.nodes[t].cross_shard_s += p * hop_s * (1.0 - 1.0 / static_cast<double>(in.shards));
+      return;
+    }
+    touch(t);
+    (arrival == Place::Uniform ? hop_uniform : hop_pool)[t] += p * hop_s / 2;
   };
 
   std::array<NodeId, 256> targets{};
@@ -60,15 +90,14 @@ LoadModel analyze_load(const LoadModelInput& in, const jsonin::Json& policy_spec
         pc[it.col()] += routed * it.value();
       const double assigned = pc.sum();
       out.no_host += share * (1.0 - assigned);
+      const double hop_s = read ? in.hop_read_s : in.hop_write_s;
       for (NodeId c = 0; c < n; ++c) {
         const double p = pc[c] * share;
         if (p == 0) continue;
         out.nodes[c].coordinator += p;
-        if (per_shard) {
-          const double unrouted = in.unrouted_fraction * rt.unrouted[c] * share;
-          even[c] += unrouted * in.coordinator_s;
-          add_keyed(c, (p - unrouted) * in.coordinator_s);
-        }
+        const double unrouted = in.unrouted_fraction * rt.unrouted[c] * share;
+        add_coordinator(c, in.unrouted_coordinator, unrouted * in.coordinator_s);
+        add_coordinator(c, in.routed_coordinator, (p - unrouted) * in.coordinator_s);
         const ClNeed need = cl_need(cl, topo.node_dc[c], rf);
         if (!cl_available(need, topo, topo.node_dc[c], replicas, up)) {
           out.unavailable += p;
@@ -79,28 +108,42 @@ LoadModel analyze_load(const LoadModelInput& in, const jsonin::Json& policy_spec
           for (std::size_t i = 0; i < k; ++i) {
             out.nodes[targets[i]].replica_reads += p;
             add_keyed(targets[i], p * in.read_s);
+            add_hop(c, targets[i], in.routed_arrival, p - unrouted, hop_s);
+            add_hop(c, targets[i], in.unrouted_arrival, unrouted, hop_s);
           }
         } else {
           for (NodeId t : replicas) {
             if (!up(t)) continue;
             out.nodes[t].replica_writes += p;
             add_keyed(t, p * in.write_s);
+            add_hop(c, t, in.routed_arrival, p - unrouted, hop_s);
+            add_hop(c, t, in.unrouted_arrival, unrouted, hop_s);
           }
         }
       }
     }
-    // The keyed work of range r goes to each shard in proportion to the keys it owns there.
+    // The keyed work of range r goes to each shard in proportion to the keys it owns there. A hop
+    // (owner o, arrival a != o, independent) puts half on o with P(o)(1 - q[o]) and half on a
+    // with q[a](1 - P(a)).
     for (NodeId h : touched) {
-      for (std::size_t sh = 0; sh < shards; ++sh)
-        shard_busy[h * shards + sh] += keyed[h] * in.range_shard_weight[r * shards + sh] / w;
-      keyed[h] = 0;
+      for (std::size_t sh = 0; sh < shards; ++sh) {
+        const double own = in.range_shard_weight[r * shards + sh] / w;
+        double busy = keyed[h] * own;
+        const double hop = hop_uniform[h] * (own * (1 - uniform[sh]) + uniform[sh] * (1 - own)) +
+                           hop_pool[h] * (own * (1 - pool[sh]) + pool[sh] * (1 - own));
+        shard_busy[h * shards + sh] += busy + hop;
+        out.nodes[h].cross_shard_s += hop;
+      }
+      keyed[h] = hop_uniform[h] = hop_pool[h] = 0;
+      is_touched[h] = 0;
     }
   }
 
   out.saturation_ops_s = std::numeric_limits<double>::infinity();
   for (NodeId h = 0; h < n; ++h) {
     auto& l = out.nodes[h];
-    l.busy_s = l.coordinator * in.coordinator_s + l.replica_reads * in.read_s + l.replica_writes * in.write_s;
+    l.busy_s = l.coordinator * in.coordinator_s + l.replica_reads * in.read_s + l.replica_writes * in.write_s +
+               l.cross_shard_s;
     const double cap = h < in.capacity.size() ? in.capacity[h] : 1.0;
     if (l.busy_s > 0 && cap / l.busy_s < out.saturation_ops_s) {
       out.saturation_ops_s = cap / l.busy_s;
@@ -115,7 +158,7 @@ LoadModel analyze_load(const LoadModelInput& in, const jsonin::Json& policy_spec
     for (NodeId h = 0; h < n; ++h) {
       const double cap = (h < in.capacity.size() ? in.capacity[h] : 1.0) / static_cast<double>(shards);
       for (std::size_t sh = 0; sh < shards; ++sh) {
-        const double busy = shard_busy[h * shards + sh] + even[h] / static_cast<double>(shards);
+        const double busy = shard_busy[h * shards + sh] + even[h] / static_cast<double>(shards) + pooled[h] * pool[sh];
         if (busy > 0 && cap / busy < out.saturation_ops_s) {
           out.saturation_ops_s = cap / busy;
           out.bottleneck = h;

@@ -10,7 +10,9 @@
 // - the saturation bound is the busiest server's: a node of `shared` discipline is shards x speed
 //   servers behind one queue; with `per_shard` (range_shard_weight given) each shard is one
 //   server of the node's speed that gets the replica and routed coordinator work of the keys it
-//   owns, plus an even part of the unrouted coordinator work (the engine picks a random shard).
+//   owns, plus an even part of the unrouted coordinator work (the engine picks a random shard);
+//   with a connection model, coordinator work follows the connections and replica work that
+//   arrives on a shard other than its owner adds a cross-shard hop on both shards.
 #pragma once
 #include <optional>
 #include <string>
@@ -38,12 +40,25 @@ struct LoadModelInput {
   // per_shard discipline only: weights per range and shard, row-major (range_weights(by_shard)).
   std::uint32_t shards = 1;
   std::vector<double> range_shard_weight;
+  // Where a request lands on the coordinator's shards (client.connections), for routed and
+  // unrouted requests: the token's shard (Owner), a random shard (Uniform) or a connection of the
+  // pool (Pool, with pool_weight[s] the share of the pool's connections on shard s). Replica work
+  // that arrives on a shard other than its owner costs a hop of hop_*_s, half on each shard; it
+  // arrives on the coordinator's shard when local, and on the sender's shard number when remote if
+  // rpc_on_sender_shard (else on the owner).
+  enum class Place : std::uint8_t { Owner, Uniform, Pool };
+  Place routed_coordinator = Place::Owner, unrouted_coordinator = Place::Uniform;
+  Place routed_arrival = Place::Owner, unrouted_arrival = Place::Owner;
+  std::vector<double> pool_weight;
+  double hop_read_s = 0, hop_write_s = 0;
+  bool rpc_on_sender_shard = true;
 };
 
 struct NodeLoad {
   double coordinator = 0;     // P(node coordinates an operation)
   double replica_reads = 0;   // expected replica reads per operation
   double replica_writes = 0;  // expected replica writes per operation
+  double cross_shard_s = 0;   // expected cross-shard hop CPU per operation (in busy_s)
   double busy_s = 0;          // expected busy seconds per operation
 };
 

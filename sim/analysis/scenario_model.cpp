@@ -48,6 +48,28 @@ ScenarioModel analyze_scenario(const Scenario& sc) {
   in.coordinator_s = sc.nodes.coordinator.mean_ns * 1e-9;
   in.read_s = sc.nodes.read.mean_ns * 1e-9 * rows;
   in.write_s = sc.nodes.write.mean_ns * 1e-9 * rows;
+  // Connections and cross-shard hops (sim/engine: pick_connection, enqueue_replica).
+  using Place = LoadModelInput::Place;
+  const ClientSpec& cs = sc.client;
+  if (cs.connections == Connections::ShardAware) {
+    in.unrouted_arrival = Place::Uniform;
+  } else if (cs.connections == Connections::Plain) {
+    in.routed_coordinator = in.unrouted_coordinator = Place::Pool;
+    in.routed_arrival = in.unrouted_arrival = Place::Pool;
+    const std::uint32_t k = cs.pool_size == 0 ? sc.nodes.shards : cs.pool_size;
+    in.pool_weight.assign(sc.nodes.shards, 0.0);
+    for (std::uint32_t i = 0; i < k; ++i) in.pool_weight[i % sc.nodes.shards] += 1.0 / k;
+  }
+  if (cs.connections != Connections::None) {
+    in.hop_read_s = sc.nodes.cross_shard_cost * (in.coordinator_s + sc.nodes.read.mean_ns * 1e-9);
+    in.hop_write_s = sc.nodes.cross_shard_cost * (in.coordinator_s + sc.nodes.write.mean_ns * 1e-9);
+    in.rpc_on_sender_shard = sc.nodes.rpc_on_sender_shard;
+    out.notes.push_back(cs.connections == Connections::Plain
+                            ? "plain connections: coordinator work spread over the pool's shards as the least-busy "
+                              "choice would spread it; cross-shard hops included"
+                            : "shard-aware connections: routed work on the token's shard; busy-connection rejections "
+                              "and overrides are not modelled");
+  }
   for (NodeId n = 0; n < topo.size(); ++n)
     in.capacity.push_back(static_cast<double>(sc.nodes.shards) * (n < sc.nodes.speed.size() ? sc.nodes.speed[n] : 1.0));
   if (!sc.faults.events.empty()) out.notes.push_back("faults are not modelled: every node is up");

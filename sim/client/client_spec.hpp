@@ -20,6 +20,16 @@ inline constexpr double kMeasuredSharedDrawNs = 4.1;
 inline constexpr double kMeasuredLineTransferNs = 17.2;
 
 enum class LoadMode : std::uint8_t { Closed, Open };
+// How requests reach a ScyllaDB shard (../shared/docs/tablets-shard-aware.md section 5).
+// None: no connection model; a routed request's work lands on its token's shard (idealised).
+// ShardAware: the shard-aware port, one connection per shard per host; a routed request goes to
+// its token's shard, an unrouted one to a random shard. Plain: port 9042, `pool_size`
+// connections per host, each on the shard that had the fewest connections when it was opened; a
+// request goes to the least busy connection and runs on that connection's shard.
+enum class Connections : std::uint8_t { None, ShardAware, Plain };
+// A full connection: Java 3.x throws BusyPoolException and the plan moves to the next host;
+// gocql's override takes the host's least busy connection (another shard) instead.
+enum class OnBusy : std::uint8_t { NextHost, LeastBusy };
 enum class Arrivals : std::uint8_t { Poisson, Constant };
 
 struct ClientSpec {
@@ -45,6 +55,13 @@ struct ClientSpec {
   double thread_local_draw_ns = kMeasuredThreadLocalDrawNs;  // ThreadLocalRandom.nextInt
   double shared_draw_ns = kMeasuredSharedDrawNs;             // java.util.Random.nextInt, line local
   double line_transfer_ns = kMeasuredLineTransferNs;         // moving the seed's cache line between cores
+
+  // Connections (per_shard discipline only).
+  Connections connections = Connections::None;
+  std::uint32_t pool_size = 0;                 // plain: connections per host; 0 = one per shard
+  std::uint32_t max_requests_local = 1024;     // in-flight cap per connection to a local-DC host
+  std::uint32_t max_requests_remote = 256;     // ... to a remote-DC host (Java 3.x PoolingOptions)
+  OnBusy on_busy = OnBusy::NextHost;
 };
 
 }  // namespace lbsim

@@ -138,6 +138,9 @@ Scenario scenario_from_json(Json doc, const std::string& file, const std::string
   }
 
   // Cross-section checks.
+  if (sc.client.connections != Connections::None && sc.nodes.discipline != Discipline::PerShard)
+    jsonin::fail("/client/connections", "shard_aware and plain connections model ScyllaDB shards: they need "
+                                        "\"cluster.discipline\": \"per_shard\" (valid here: none)");
   const WorkloadSpec& w = sc.workload;
   if (w.trace) {
     if (w.trace_open_loop && sc.client.mode == LoadMode::Open)

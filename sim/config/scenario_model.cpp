@@ -63,7 +63,7 @@ Dist parse_dist(const Json& j, const std::string& path) {
 }
 
 const std::vector<std::string>& node_model_keys() {
-  static const std::vector<std::string> keys{"shards", "discipline", "service", "speed"};
+  static const std::vector<std::string> keys{"shards", "discipline", "service", "speed", "cross_shard"};
   return keys;
 }
 
@@ -90,6 +90,12 @@ NodeModelSpec parse_node_model(const Json& cluster, const std::string& path, con
     if (const Json* d = so.find("read")) s.read = parse_dist(*d, so.path_of("read"));
     if (const Json* d = so.find("write")) s.write = parse_dist(*d, so.path_of("write"));
     s.row_cost = so.number("row_cost", 0, 1000, s.row_cost);
+  }
+  if (const Json* cs = o.find("cross_shard")) {
+    Object co(*cs, o.path_of("cross_shard"), {"cost", "latency", "rpc_lands_on_sender_shard"});
+    s.cross_shard_cost = co.number("cost", 0, 100, s.cross_shard_cost);
+    if (const Json* d = co.find("latency")) s.cross_shard_latency = parse_dist(*d, co.path_of("latency"));
+    s.rpc_on_sender_shard = co.boolean("rpc_lands_on_sender_shard", s.rpc_on_sender_shard);
   }
   s.speed.assign(topo.size(), 1.0);
   if (const Json* sp = o.find("speed")) {

@@ -28,7 +28,8 @@ ClientSpec parse_client(const Json* j, const std::string& path, const Topology& 
   }
   Object o(j ? *j : empty, path,
            {"dc", "rack", "threads", "rate_ops_s", "arrivals", "think", "max_in_flight", "cores", "driver_cost",
-            "response_share", "plan_ns", "plan_host_ns", "thread_local_draw_ns", "shared_draw_ns", "line_transfer_ns"});
+            "response_share", "plan_ns", "plan_host_ns", "thread_local_draw_ns", "shared_draw_ns", "line_transfer_ns",
+            "connections", "pool_size", "max_requests_per_connection", "on_busy"});
   s.dc = o.str("dc", topo.dcs.front());
   const auto dc = topo.dc_index(s.dc);
   if (!dc) jsonin::fail(o.path_of("dc"), "unknown datacenter '" + s.dc + "'; valid: " + jsonin::join(topo.dcs));
@@ -67,6 +68,25 @@ ClientSpec parse_client(const Json* j, const std::string& path, const Topology& 
   s.thread_local_draw_ns = o.number("thread_local_draw_ns", 0, 1e9, s.thread_local_draw_ns);
   s.shared_draw_ns = o.number("shared_draw_ns", 0, 1e9, s.shared_draw_ns);
   s.line_transfer_ns = o.number("line_transfer_ns", 0, 1e9, s.line_transfer_ns);
+  s.connections = o.choice<Connections>(
+      "connections", {{"none", Connections::None}, {"shard_aware", Connections::ShardAware}, {"plain", Connections::Plain}},
+      Connections::None);
+  s.pool_size = static_cast<std::uint32_t>(o.integer("pool_size", 0, 4096, 0));
+  if (o.has("pool_size") && s.connections != Connections::Plain)
+    jsonin::fail(o.path_of("pool_size"), "applies to \"connections\": \"plain\" only (shard_aware keeps one per shard)");
+  // Protocol v3+ stream ids: at most 32768 requests in flight on one connection.
+  if (const Json* m = o.find("max_requests_per_connection")) {
+    const std::string mp = o.path_of("max_requests_per_connection");
+    if (m->is_object()) {
+      Object mo(*m, mp, {"local", "remote"});
+      s.max_requests_local = static_cast<std::uint32_t>(mo.integer("local", 1, 32768, s.max_requests_local));
+      s.max_requests_remote = static_cast<std::uint32_t>(mo.integer("remote", 1, 32768, s.max_requests_remote));
+    } else {
+      s.max_requests_local = s.max_requests_remote = static_cast<std::uint32_t>(o.integer("max_requests_per_connection", 1, 32768, 1024));
+    }
+  }
+  s.on_busy = o.choice<OnBusy>("on_busy", {{"next_host", OnBusy::NextHost}, {"least_busy", OnBusy::LeastBusy}},
+                               OnBusy::NextHost);
   return s;
 }
 

@@ -25,6 +25,17 @@ struct NodeModelSpec {
   Dist write = Dist::lognormal(100000, 500000);  // replica write
   double row_cost = 0.1;  // replica time x (1 + row_cost x (rows - 1))
   std::vector<double> speed;  // per node (NodeId order), 1 = nominal; service time / speed
+  // Cross-shard hops (per_shard only; ../shared/docs/tablets-shard-aware.md section 4). Replica
+  // work arriving on a shard that does not own its token is handed to the owner: extra CPU of
+  // cross_shard_cost x (mean coordinator + mean replica work of its kind), half on the arrival
+  // shard and half on the owner, and cross_shard_latency between the two. Measured: ScyllaDB
+  // commit b26923c1a4 (perf-simple-query, +26-33 % cycles over all non-shard-aware operations, of
+  // which (S-1)/S hop: about +36 % per hopped operation).
+  double cross_shard_cost = 0.36;
+  Dist cross_shard_latency = Dist::constant(0);
+  // Inter-node RPCs land on the sender's shard number and hop from there when that is not the
+  // owner (inferred from messaging_service's port-based shard selection).
+  bool rpc_on_sender_shard = true;
 };
 
 struct NetworkSpec {

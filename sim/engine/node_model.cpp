@@ -11,6 +11,7 @@ NodeModel::NodeModel(const NodeModelSpec& spec, std::size_t nodes, const FaultSp
   for (std::size_t i = 0; i < nodes; ++i) {
     nodes_[i].free_at.assign(spec.shards, 0);
     nodes_[i].ends.resize(spec.shards);
+    nodes_[i].server_busy.assign(spec.shards, 0);
     if (i < spec.speed.size()) nodes_[i].speed = spec.speed[i];
   }
   for (const auto& f : faults.events) {
@@ -92,6 +93,7 @@ SimTime NodeModel::enqueue(NodeId id, std::uint32_t shard, SimTime now, double s
   LBSIM_DCHECK(start >= now && end >= start && work >= 0, "work ends before it starts or starts before it arrives");
   n.free_at[server] = end;
   ends.push(end);
+  n.server_busy[server] += work;
   n.counters.busy += work;
   n.counters.sojourn += end - now;
   return end;
@@ -103,9 +105,14 @@ NodeSnapshot NodeModel::snapshot(NodeId id, SimTime t) const {
   s.counters = n.counters;
   s.busy = n.counters.busy;
   s.in_system = n.counters.sojourn;
+  s.server_busy = n.server_busy;
   for (std::size_t k = 0; k < n.free_at.size(); ++k) {
     // After its last arrival a server works without a gap until free_at, apart from pauses.
-    if (n.free_at[k] > t) s.busy -= n.free_at[k] - t - paused_within(n, t, n.free_at[k]);
+    if (n.free_at[k] > t) {
+      const SimTime ahead = n.free_at[k] - t - paused_within(n, t, n.free_at[k]);
+      s.busy -= ahead;
+      s.server_busy[k] -= ahead;
+    }
     const Ends& e = n.ends[k];
     for (std::size_t i = e.head; i < e.at.size(); ++i)
       if (e.at[i] > t) s.in_system -= e.at[i] - t;
@@ -123,6 +130,7 @@ void NodeModel::set_down(NodeId id, SimTime t) {
   const NodeSnapshot s = snapshot(id, t);
   n.counters.busy = s.busy;
   n.counters.sojourn = s.in_system;
+  n.server_busy = s.server_busy;
   for (auto& e : n.ends) {
     e.at.clear();
     e.head = 0;

@@ -19,6 +19,7 @@
 #include <cstdint>
 #include <climits>
 #include <vector>
+#include <vector>
 
 #include "sim/cluster/topology.hpp"
 #include "sim/engine/model_spec.hpp"
@@ -41,6 +42,7 @@ struct NodeSnapshot {
   NodeCounters counters;
   SimTime busy = 0;       // integral of busy servers over [0, t]
   SimTime in_system = 0;  // integral of the number of work items waiting or in service over [0, t]
+  std::vector<SimTime> server_busy;  // per server (shard), busy time over [0, t]
 };
 
 inline constexpr SimTime kNoDeadline = INT64_MAX;
@@ -94,6 +96,7 @@ class NodeModel {
     double speed = 1.0;
     std::vector<SimTime> free_at;  // per server
     std::vector<Ends> ends;        // per server
+    std::vector<SimTime> server_busy;  // per server, including work scheduled after `now`
     std::vector<SimTime> down_at;  // time of each down, in order
     std::vector<Window> slow;      // sorted by start
     std::vector<Window> pauses;    // sorted, non-overlapping

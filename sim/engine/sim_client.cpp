@@ -10,14 +10,23 @@ using policy::ResponseKind;
 bool Simulation::Impl::send_attempt(std::uint32_t id, bool first) {
   Op& op = ops_[id];
   OpExtra& x = *op_extra_[id];
-  const policy::HostId host = op.plan->next();
-  ++op.hosts_taken;
-  if (host == policy::kNoHost) return false;
+  // The next host whose connection can take the request; a full connection makes the driver move
+  // on (Java 3.x BusyPoolException) unless on_busy takes another connection of the host.
+  policy::HostId host = policy::kNoHost;
+  std::uint32_t conn = kNoConn, shard = 0, tried = 0;
+  for (;;) {
+    host = op.plan->next();
+    ++op.hosts_taken;
+    ++tried;
+    if (host == policy::kNoHost) return false;
+    if (pick_connection(op, host, conn, shard)) break;
+    ++busy_rejections_[host];
+  }
 
   // Client CPU: the request side of the driver cost once per operation (the response side is
   // charged when the answer arrives), plan cost, the plan's new random draws.
   const ClientSpec& cs = sc_.client;
-  double work = cs.plan_host_ns;
+  double work = cs.plan_host_ns * tried;
   if (first) {
     const double cost = cs.driver_cost.sample_ns(cost_rng_);
     const double decode = cost * cs.response_share;
@@ -38,6 +47,8 @@ bool Simulation::Impl::send_attempt(std::uint32_t id, bool first) {
   at.op = id;
   at.op_gen = op.gen;
   at.host = host;
+  at.shard = shard;
+  at.conn = conn;
   at.sent = sent;
   at.alive = true;
   ++op.alive;
@@ -45,7 +56,7 @@ bool Simulation::Impl::send_attempt(std::uint32_t id, bool first) {
   // The driver's in-flight count starts when the request is written to the connection, after the
   // client CPU has done its work (Java 4.x: the counter of the channel's in-flight stream ids).
   // Only a policy that reads the count needs that timing; for the others it starts at once.
-  if (sent == now_ || !exact_in_flight_) mark_sent(host);
+  if (sent == now_ || !exact_in_flight_) mark_sent(host, shard);
   else pending_sends_.push({sent, a, at.gen});
   timers_[kClientTimeout].push(sent + sc_.timeouts.client, a, at.gen);
   arm(kClientTimeout);
@@ -60,7 +71,7 @@ bool Simulation::Impl::send_attempt(std::uint32_t id, bool first) {
   c.rows = op.rows;
   c.kind = op.kind;
   c.cl = op.cl;
-  c.shard = op.routed ? shard_of_token(op.token) : static_cast<std::uint32_t>(shard_rng_.below(sc_.nodes.shards));
+  c.shard = shard;
   c.pending = 1;
   q_.push(sent + net_client(host), kAttemptArrive, cr);
 
@@ -76,9 +87,46 @@ std::uint32_t Simulation::Impl::shard_of_token(Token t) const {
   return shard_of(t, Sharding{sc_.nodes.shards, sc_.nodes.msb_ignore});
 }
 
-void Simulation::Impl::mark_sent(NodeId host) {
-  view_.add_in_flight(host, 1);
+void Simulation::Impl::mark_sent(NodeId host, std::uint32_t shard) {
+  view_.add_in_flight(host, shard, 1);
   policy_->on_request_sent(host, now_);
+}
+
+bool Simulation::Impl::pick_connection(const Op& op, NodeId host, std::uint32_t& conn, std::uint32_t& shard) {
+  const ClientSpec& cs = sc_.client;
+  if (conns_per_host_ == 0) {
+    conn = kNoConn;
+    shard = op.routed ? shard_of_token(op.token) : static_cast<std::uint32_t>(shard_rng_.below(sc_.nodes.shards));
+    return true;
+  }
+  Conn* pool = &conns_[static_cast<std::size_t>(host) * conns_per_host_];
+  auto least_busy = [&] {  // Java 3.x HostConnectionPool: the first connection with the fewest in flight
+    std::uint32_t best = 0;
+    for (std::uint32_t i = 1; i < conns_per_host_; ++i)
+      if (pool[i].in_flight < pool[best].in_flight) best = i;
+    return best;
+  };
+  const std::int32_t limit = static_cast<std::int32_t>(topo_.node_dc[host] == cs.dc_index ? cs.max_requests_local
+                                                                                          : cs.max_requests_remote);
+  std::uint32_t pick = 0;
+  if (cs.connections == Connections::ShardAware) {
+    // The token's shard; no routing key: a random shard (Scylla Java 3.x pool).
+    pick = op.routed ? shard_of_token(op.token) : static_cast<std::uint32_t>(shard_rng_.below(shards_));
+    if (pool[pick].in_flight >= limit) {
+      if (cs.on_busy == OnBusy::NextHost) return false;
+      pick = least_busy();  // gocql: the host's least busy connection instead
+    }
+  } else {
+    pick = least_busy();
+  }
+  if (pool[pick].in_flight >= limit) return false;
+  Conn& c = pool[pick];
+  ++c.in_flight;
+  c.peak = std::max(c.peak, c.in_flight);
+  ++c.requests;
+  conn = static_cast<std::uint32_t>(host) * conns_per_host_ + pick;
+  shard = c.shard;
+  return true;
 }
 
 void Simulation::Impl::drain_sends() {
@@ -86,7 +134,7 @@ void Simulation::Impl::drain_sends() {
     const PendingSend p = pending_sends_.top();
     pending_sends_.pop();
     LBSIM_DCHECK(attempts_[p.attempt].gen == p.gen && attempts_[p.attempt].alive, "an attempt ended before it was sent");
-    mark_sent(attempts_[p.attempt].host);
+    mark_sent(attempts_[p.attempt].host, attempts_[p.attempt].shard);
   }
 }
 
@@ -114,7 +162,8 @@ void Simulation::Impl::end_attempt(std::uint32_t a, ResponseKind kind) {
   LBSIM_DCHECK(at.alive, "an attempt ended twice");
   LBSIM_DCHECK(ops_[at.op].alive > 0 && view_.in_flight(at.host) > 0, "in-flight attempt count would go negative");
   at.alive = false;
-  view_.add_in_flight(at.host, -1);
+  view_.add_in_flight(at.host, at.shard, -1);
+  if (at.conn != kNoConn) --conns_[at.conn].in_flight;
   policy_->on_response(at.host, now_, now_ - at.sent, kind);
   --ops_[at.op].alive;
   attempts_.release(a);

@@ -27,8 +27,9 @@ namespace lbsim {
 struct Simulation::Impl {
   enum Ev : std::uint32_t {
     kOpStart, kAttemptArrive, kCoordDone, kReplicaArrive, kReplicaDone, kClientResponse, kTimer, kFault, kDetect, kWindow,
-    kDecoded
+    kDecoded, kHopDone
   };
+  static constexpr std::uint32_t kNoConn = 0xffffffffu;
   enum TimerId : std::uint32_t { kClientTimeout, kReadTimeout, kWriteTimeout, kSpeculative, kTimers };
   static constexpr std::uint32_t kNoThread = 0xffffffffu;
   static constexpr std::uint32_t kOpenLoop = 0xfffffeu;  // kOpStart id of the arrival process
@@ -65,6 +66,8 @@ struct Simulation::Impl {
     std::uint32_t gen = 0;
     std::uint32_t op = 0, op_gen = 0;
     NodeId host = 0;
+    std::uint32_t shard = 0;       // the shard the request is sent to (its connection's)
+    std::uint32_t conn = kNoConn;  // index into conns_ (kNoConn without a connection model)
     SimTime sent = 0;
     bool alive = false;
   };
@@ -96,6 +99,20 @@ struct Simulation::Impl {
     NodeId node = 0;
     std::uint32_t epoch = 0;
     SimTime end = 0;
+    std::uint32_t owner = 0;    // the shard owning the token on this node
+    std::uint32_t arrival = 0;  // the shard the work arrives on
+    bool hopped = false;        // the arrival shard's half of a hop is done
+  };
+  // One driver connection to (host, shard): requests in flight and served (per_shard only).
+  struct Conn {
+    std::uint32_t shard = 0;
+    std::int32_t in_flight = 0;
+    std::int32_t peak = 0;
+    std::uint64_t requests = 0;
+  };
+  // Per (node, shard) counts for the per-shard report.
+  struct ShardCounts {
+    std::uint64_t coordinator = 0, replica = 0, hops = 0;
   };
   struct Detection {
     SimTime at;
@@ -130,7 +147,7 @@ struct Simulation::Impl {
   void arm(std::uint32_t which);
   bool timer_live(std::uint32_t which, const DeadlineFifo::Entry& e) const;
   void on_decoded(std::uint32_t op);
-  void mark_sent(NodeId host);
+  void mark_sent(NodeId host, std::uint32_t shard);
   void drain_sends();  // attempts whose send time has come count as in flight
 
   // sim_server.cpp
@@ -141,6 +158,11 @@ struct Simulation::Impl {
   void respond(std::uint32_t cr, bool success, ErrorKind error);
   void release_cr_if_idle(std::uint32_t cr);
   void enqueue_replica(std::uint32_t cr, NodeId replica, SimTime now);
+  void on_hop_done(std::uint32_t job);
+  void drop_job(std::uint32_t job);
+  // The connection (and shard) for an attempt to `host`, or false when the chosen connection is
+  // full and the driver gives up on the host (BusyPoolException).
+  bool pick_connection(const Op& op, NodeId host, std::uint32_t& conn, std::uint32_t& shard);
   void on_fault(std::uint32_t idx);
   void on_detect(std::uint32_t idx);
   SimTime net(NodeId a, NodeId b) { return a == b ? 0 : lat_[lat_index_[a * n_ + b]].sample(net_rng_); }
@@ -179,6 +201,18 @@ struct Simulation::Impl {
   };
   std::priority_queue<PendingSend, std::vector<PendingSend>, std::greater<PendingSend>> pending_sends_;
   bool exact_in_flight_ = false;  // the policy reads in-flight counts (Policy::reads_in_flight)
+
+  // Connections and cross-shard hops (issue 10).
+  std::uint32_t shards_ = 1;            // servers per node when per_shard, else 1
+  std::uint32_t conns_per_host_ = 0;    // 0 = no connection model
+  std::vector<Conn> conns_;             // host-major
+  std::vector<std::uint64_t> busy_rejections_;  // per host
+  std::vector<ShardCounts> shard_counts_;       // node-major, per_shard only
+  std::vector<std::uint64_t> node_hops_;        // hopped replica work items per node
+  double hop_ns_[2] = {0, 0};                   // hop CPU by kind (read, write)
+  std::vector<std::uint64_t> conn_requests_start_;
+  std::vector<ShardCounts> shard_counts_start_;
+  std::vector<std::uint64_t> busy_rejections_start_, node_hops_start_;
 
   std::vector<Dist> lat_;                 // 0: zero, then locality classes and DC pairs
   std::vector<std::uint8_t> lat_index_;   // n x n

@@ -38,6 +38,7 @@ void Simulation::Impl::on_attempt_arrive(std::uint32_t cr) {
     return;
   }
   ++nodes_.counters(node).coordinator_ops;
+  if (!shard_counts_.empty()) ++shard_counts_[node * shards_ + c.shard % shards_].coordinator;
   c.epoch = nodes_.epoch(node);
   ++c.pending;
   if (sc_.nodes.coordinator.is_zero()) {
@@ -93,11 +94,18 @@ void Simulation::Impl::on_coord_done(std::uint32_t cr) {
   } else {
     nt = read_targets(c.need, topo_, node, replicas, live, targets);
   }
+  // Replica work is owned by the token's shard. It arrives on the coordinator's shard when local,
+  // and on the sender's shard number when remote (rpc_on_sender_shard); a different arrival shard
+  // hands it over (a cross-shard hop). Without a connection model it goes straight to the owner.
+  const std::uint32_t owner = shard_of_token(c.token);
+  const bool hops = conns_per_host_ != 0 && shards_ > 1;
   for (std::size_t i = 0; i < nt; ++i) {
     const NodeId r = targets[i];
     const std::uint32_t job = jobs_.alloc();
     jobs_[job].cr = cr;
     jobs_[job].node = r;
+    jobs_[job].owner = owner;
+    jobs_[job].arrival = hops && (r == node || sc_.nodes.rpc_on_sender_shard) ? crs_[cr].shard : owner;
     ++crs_[cr].outstanding;
     if (r == node) enqueue_replica(job, r, now_);
     else q_.push(now_ + net(node, r), kReplicaArrive, job);
@@ -108,50 +116,74 @@ void Simulation::Impl::on_coord_done(std::uint32_t cr) {
   arm(read ? kReadTimeout : kWriteTimeout);
 }
 
+void Simulation::Impl::drop_job(std::uint32_t job) {
+  const std::uint32_t cr = jobs_[job].cr;
+  LBSIM_DCHECK(crs_[cr].outstanding > 0, "replica job count would go negative");
+  --crs_[cr].outstanding;
+  jobs_.release(job);
+  release_cr_if_idle(cr);
+}
+
 void Simulation::Impl::enqueue_replica(std::uint32_t job, NodeId r, SimTime now) {
   Job& j = jobs_[job];
   CoordReq& c = crs_[j.cr];
   const bool read = c.kind == OpKind::Read;
-  double service = (read ? sc_.nodes.read : sc_.nodes.write).sample_ns(service_rng_);
-  if (c.rows > 1) service *= 1.0 + sc_.nodes.row_cost * static_cast<double>(c.rows - 1);
-  j.epoch = nodes_.epoch(r);
   // A replica drops a request that expired while queued (the deadline is the coordinator's, as
   // Cassandra's message expiry and ScyllaDB's request timeout are); the coordinator then counts no
   // answer from it.
-  j.end = nodes_.enqueue(r, shard_of_token(c.token), now, service, sc_.timeouts.shed_expired ? c.deadline : kNoDeadline);
+  const SimTime deadline = sc_.timeouts.shed_expired ? c.deadline : kNoDeadline;
   NodeCounters& k = nodes_.counters(r);
+  const double hop = hop_ns_[read ? 0 : 1];
+  if (j.arrival != j.owner && !j.hopped) {
+    // The arrival shard's half of the hop; the owner takes over when it is done (on_hop_done).
+    j.epoch = nodes_.epoch(r);
+    const SimTime handed = nodes_.enqueue(r, j.arrival, now, hop / 2, deadline);
+    if (handed == kDropped) {
+      ++(read ? k.dropped_reads : k.dropped_writes);
+      drop_job(job);
+      return;
+    }
+    j.hopped = true;
+    ++node_hops_[r];
+    if (!shard_counts_.empty()) ++shard_counts_[r * shards_ + j.arrival].hops;
+    q_.push(handed + sc_.nodes.cross_shard_latency.sample(net_rng_), kHopDone, job);
+    return;
+  }
+  double service = (read ? sc_.nodes.read : sc_.nodes.write).sample_ns(service_rng_);
+  if (c.rows > 1) service *= 1.0 + sc_.nodes.row_cost * static_cast<double>(c.rows - 1);
+  if (j.hopped) service += hop / 2;  // the owner's half of the hop
+  j.epoch = nodes_.epoch(r);
+  j.end = nodes_.enqueue(r, j.owner, now, service, deadline);
   if (j.end == kDropped) {
     ++(read ? k.dropped_reads : k.dropped_writes);
-    LBSIM_DCHECK(c.outstanding > 0, "replica job count would go negative");
-    --c.outstanding;
-    const std::uint32_t cr = j.cr;
-    jobs_.release(job);
-    release_cr_if_idle(cr);
+    drop_job(job);
     return;
   }
   ++(read ? k.replica_reads : k.replica_writes);
+  if (!shard_counts_.empty()) ++shard_counts_[r * shards_ + j.owner].replica;
   if (r == c.node) {
     q_.push(j.end, kReplicaDone, job);
   } else if (c.done) {
     // The answer is no longer needed: the replica still does the work, no response event.
-    LBSIM_DCHECK(c.outstanding > 0, "replica job count would go negative");
-    --c.outstanding;
-    const std::uint32_t cr = j.cr;
-    jobs_.release(job);
-    release_cr_if_idle(cr);
+    drop_job(job);
   } else {
     q_.push(j.end + net(r, c.node), kReplicaDone, job);
   }
 }
 
+void Simulation::Impl::on_hop_done(std::uint32_t job) {
+  const Job& j = jobs_[job];
+  if (!nodes_.up(j.node) || nodes_.went_down(j.node, j.epoch, now_ + 1)) {
+    drop_job(job);  // lost with the node's queues
+    return;
+  }
+  enqueue_replica(job, j.node, now_);
+}
+
 void Simulation::Impl::on_replica_arrive(std::uint32_t job) {
   const NodeId r = jobs_[job].node;
   if (!nodes_.up(r)) {
-    const std::uint32_t cr = jobs_[job].cr;
-    LBSIM_DCHECK(crs_[cr].outstanding > 0, "replica job count would go negative");
-    --crs_[cr].outstanding;
-    jobs_.release(job);
-    release_cr_if_idle(cr);
+    drop_job(job);
     return;
   }
   if (const SimTime until = nodes_.paused_until(r, now_); until > now_) {

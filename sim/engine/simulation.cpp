@@ -85,6 +85,24 @@ Simulation::Impl::Impl(const Scenario& sc, const PolicyEntry& entry, std::unique
     target_ = w.total_ops();
     if (w.trace && (target_ == 0 || target_ > w.trace->size())) target_ = w.trace->size();
   }
+  // Shards, connections and hops (issue 10).
+  const bool per_shard = sc.nodes.discipline == Discipline::PerShard;
+  shards_ = per_shard ? sc.nodes.shards : 1;
+  view_.set_sharding({shards_, sc.nodes.msb_ignore});
+  if (sc.client.connections != Connections::None) {
+    const bool aware = sc.client.connections == Connections::ShardAware;
+    conns_per_host_ = aware || sc.client.pool_size == 0 ? shards_ : sc.client.pool_size;
+    conns_.resize(n_ * conns_per_host_);
+    // Plain: each new connection gets the shard with the fewest connections (ties: the lowest).
+    for (std::size_t i = 0; i < conns_.size(); ++i) conns_[i].shard = static_cast<std::uint32_t>(i % conns_per_host_ % shards_);
+  }
+  busy_rejections_.assign(n_, 0);
+  node_hops_.assign(n_, 0);
+  if (per_shard && shards_ > 1) shard_counts_.assign(n_ * shards_, {});
+  const double coord_ns = sc.nodes.coordinator.mean_ns;
+  hop_ns_[0] = sc.nodes.cross_shard_cost * (coord_ns + sc.nodes.read.mean_ns);
+  hop_ns_[1] = sc.nodes.cross_shard_cost * (coord_ns + sc.nodes.write.mean_ns);
+
   policy_->init(view_, policy_rng_);
   exact_in_flight_ = policy_->reads_in_flight();
 }
@@ -216,6 +234,11 @@ void Simulation::Impl::open_window() {
   rng_start_ = cpu_.shared_rng_time();
   shared_draws_start_ = shared_draws_;
   tl_draws_start_ = tl_draws_;
+  conn_requests_start_.clear();
+  for (const Conn& c : conns_) conn_requests_start_.push_back(c.requests);
+  shard_counts_start_ = shard_counts_;
+  busy_rejections_start_ = busy_rejections_;
+  node_hops_start_ = node_hops_;
 }
 
 void Simulation::Impl::close_window() {
@@ -251,6 +274,7 @@ void Simulation::Impl::dispatch(const EventQueue::Event& e) {
     case kFault: on_fault(id); break;
     case kDetect: on_detect(id); break;
     case kDecoded: on_decoded(id); break;
+    case kHopDone: on_hop_done(id); break;
     case kWindow:
       if (id == 0) {
         open_window();
@@ -339,6 +363,33 @@ RunResult Simulation::Impl::collect() {
     nr.coordinator_ops = b.coordinator_ops - a.coordinator_ops;
     nr.replica_reads = b.replica_reads - a.replica_reads;
     nr.replica_writes = b.replica_writes - a.replica_writes;
+    nr.cross_shard_hops = node_hops_[n] - node_hops_start_[n];
+    nr.busy_rejections = busy_rejections_[n] - busy_rejections_start_[n];
+    if (conns_per_host_ > 0) {
+      ConnectionStats cs;
+      cs.count = conns_per_host_;
+      for (std::uint32_t i = 0; i < conns_per_host_; ++i) {
+        const std::size_t k = n * conns_per_host_ + i;
+        const std::uint64_t req = conns_[k].requests - conn_requests_start_[k];
+        cs.requests_min = i == 0 ? req : std::min(cs.requests_min, req);
+        cs.requests_max = std::max(cs.requests_max, req);
+        cs.requests += req;
+        cs.peak_in_flight = std::max(cs.peak_in_flight, static_cast<std::uint32_t>(conns_[k].peak));
+      }
+      nr.connections = cs;
+    }
+    if (!shard_counts_.empty()) {
+      for (std::uint32_t k = 0; k < shards_; ++k) {
+        const ShardCounts& x = shard_counts_[n * shards_ + k];
+        const ShardCounts& x0 = shard_counts_start_[n * shards_ + k];
+        ShardResult sr;
+        sr.coordinator_ops = x.coordinator - x0.coordinator;
+        sr.replica_ops = x.replica - x0.replica;
+        sr.cross_shard_hops = x.hops - x0.hops;
+        sr.utilization = static_cast<double>(snap_end_[n].server_busy[k] - snap_start_[n].server_busy[k]) / window;
+        nr.shards.push_back(sr);
+      }
+    }
     nr.dropped_coordinator = b.dropped_coordinator - a.dropped_coordinator;
     nr.dropped_reads = b.dropped_reads - a.dropped_reads;
     nr.dropped_writes = b.dropped_writes - a.dropped_writes;

@@ -4,6 +4,7 @@
 #pragma once
 #include <array>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -48,11 +49,30 @@ struct OpStats {
   }
 };
 
+// One shard of a node (per_shard discipline with more than one shard).
+struct ShardResult {
+  std::uint64_t coordinator_ops = 0;   // requests coordinated on this shard
+  std::uint64_t replica_ops = 0;       // replica work items this shard owned and served
+  std::uint64_t cross_shard_hops = 0;  // replica work that arrived here and was handed to its owner
+  double utilization = 0;              // busy time inside the window / window
+};
+
+// The client's connections to one node (client.connections shard_aware or plain).
+struct ConnectionStats {
+  std::uint32_t count = 0;
+  std::uint64_t requests = 0, requests_min = 0, requests_max = 0;  // sent in the window
+  std::uint32_t peak_in_flight = 0;                                // over the run
+};
+
 struct NodeResult {
   std::string id, dc, rack;
   std::uint64_t coordinator_ops = 0;  // attempts that reached the node as coordinator
   std::uint64_t replica_reads = 0;    // replica read work items served
   std::uint64_t replica_writes = 0;   // replica write work items served
+  std::uint64_t cross_shard_hops = 0;  // replica work items that arrived on a shard not owning them
+  std::uint64_t busy_rejections = 0;   // attempts the client skipped this host for: connection full
+  std::optional<ConnectionStats> connections;
+  std::vector<ShardResult> shards;     // per_shard with more than one shard
   std::uint64_t dropped_coordinator = 0;  // requests shed unexecuted by the coordinator (expired)
   std::uint64_t dropped_reads = 0;    // replica reads shed unexecuted (expired while queued)
   std::uint64_t dropped_writes = 0;   // replica writes shed unexecuted

@@ -195,7 +195,7 @@ std::string nodes_section(const std::vector<html::PolicyRuns>& policies) {
     b += fmt::format("<h3>{} <span class=\"note\">(seed {})</span></h3>", escape(p.name), escape(text_of(r, "/seed")));
     b += "<table class=\"nodes\"><thead><tr><th>node</th><th>dc</th><th>rack</th><th>coordinator</th><th>replica reads</th>"
          "<th>replica writes</th><th>dropped coordinator</th><th>dropped reads</th><th>dropped writes</th>"
-         "<th>utilization</th><th>mean queue</th></tr></thead><tbody>";
+         "<th>cross-shard hops</th><th>busy rejections</th><th>utilization</th><th>mean queue</th></tr></thead><tbody>";
     for (const auto& n : r["nodes"]) {
       const double util = num_of(n, "/utilization");
       const std::uint64_t dc = u64_of(n, "/dropped/coordinator"), dr = u64_of(n, "/dropped/reads"),
@@ -204,11 +204,12 @@ std::string nodes_section(const std::vector<html::PolicyRuns>& policies) {
       std::string flag = saturated ? " saturated" : "";
       if (shed) flag += " shedding";
       b += fmt::format(R"(<tr{}><td>{}{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td>)"
-                       R"(<td>{}</td><td>{:.1f} %</td><td>{}</td></tr>)",
+                       R"(<td>{}</td><td>{}</td><td>{}</td><td>{:.1f} %</td><td>{}</td></tr>)",
                        flag.empty() ? "" : R"( class="hot")", escape(text_of(n, "/id")),
                        flag.empty() ? "" : "<span class=\"warn\"> &#9888;" + escape(flag) + "</span>",
                        escape(text_of(n, "/dc")), escape(text_of(n, "/rack")), u64_of(n, "/coordinator_ops"),
-                       u64_of(n, "/replica_reads"), u64_of(n, "/replica_writes"), dc, dr, dw, 100 * util,
+                       u64_of(n, "/replica_reads"), u64_of(n, "/replica_writes"), dc, dr, dw,
+                       u64_of(n, "/cross_shard_hops"), u64_of(n, "/busy_rejections"), 100 * util,
                        svg::short_number(num_of(n, "/mean_queue")));
     }
     b += "</tbody></table>";

@@ -92,17 +92,35 @@ OJ report_json_stable(const RunResult& r) {
   std::vector<double> coord, replica;
   OJ nodes = OJ::array();
   for (const auto& n : r.nodes) {
-    nodes.push_back({{"id", n.id},
-                     {"dc", n.dc},
-                     {"rack", n.rack},
-                     {"coordinator_ops", n.coordinator_ops},
-                     {"replica_reads", n.replica_reads},
-                     {"replica_writes", n.replica_writes},
-                     {"dropped", {{"coordinator", n.dropped_coordinator},
-                                  {"reads", n.dropped_reads},
-                                  {"writes", n.dropped_writes}}},
-                     {"utilization", round_to(n.utilization, 6)},
-                     {"mean_queue", round_to(n.mean_queue, 6)}});
+    OJ node = {{"id", n.id},
+               {"dc", n.dc},
+               {"rack", n.rack},
+               {"coordinator_ops", n.coordinator_ops},
+               {"replica_reads", n.replica_reads},
+               {"replica_writes", n.replica_writes},
+               {"dropped", {{"coordinator", n.dropped_coordinator}, {"reads", n.dropped_reads}, {"writes", n.dropped_writes}}},
+               {"cross_shard_hops", n.cross_shard_hops},
+               {"busy_rejections", n.busy_rejections},
+               {"utilization", round_to(n.utilization, 6)},
+               {"mean_queue", round_to(n.mean_queue, 6)}};
+    if (n.connections) {
+      const ConnectionStats& c = *n.connections;
+      node["connections"] = {{"count", c.count},
+                             {"requests", c.requests},
+                             {"requests_min", c.requests_min},
+                             {"requests_max", c.requests_max},
+                             {"peak_in_flight", c.peak_in_flight}};
+    }
+    if (!n.shards.empty()) {
+      OJ shards = OJ::array();
+      for (const auto& sr : n.shards)
+        shards.push_back({{"coordinator_ops", sr.coordinator_ops},
+                          {"replica_ops", sr.replica_ops},
+                          {"cross_shard_hops", sr.cross_shard_hops},
+                          {"utilization", round_to(sr.utilization, 6)}});
+      node["shards"] = shards;
+    }
+    nodes.push_back(std::move(node));
     coord.push_back(static_cast<double>(n.coordinator_ops));
     replica.push_back(static_cast<double>(n.replica_reads + n.replica_writes));
   }

@@ -89,14 +89,31 @@ void print_results_block(std::ostream& out, const RunResult& r) {
 }
 
 void print_node_table(std::ostream& out, const RunResult& r) {
-  out << fmt::format("{:<10} {:<8} {:<6} {:>12} {:>14} {:>14} {:>10} {:>7} {:>11}\n", "node", "dc", "rack",
-                     "coordinator", "replica reads", "replica writes", "dropped", "util", "mean queue");
-  for (const auto& n : r.nodes)
-    out << fmt::format("{:<10} {:<8} {:<6} {:>12} {:>14} {:>14} {:>10} {:>6.1f}% {:>11.2f}\n", n.id, n.dc, n.rack,
+  bool conns = false, hops = false;
+  for (const auto& n : r.nodes) {
+    conns = conns || n.connections.has_value();
+    hops = hops || n.cross_shard_hops > 0;
+  }
+  out << fmt::format("{:<10} {:<8} {:<6} {:>12} {:>14} {:>14} {:>10} {:>7} {:>11}", "node", "dc", "rack", "coordinator",
+                     "replica reads", "replica writes", "dropped", "util", "mean queue");
+  if (conns || hops) out << fmt::format(" {:>10} {:>9} {:>15}", "x-shard", "busy", "req/conn");
+  out << "\n";
+  for (const auto& n : r.nodes) {
+    out << fmt::format("{:<10} {:<8} {:<6} {:>12} {:>14} {:>14} {:>10} {:>6.1f}% {:>11.2f}", n.id, n.dc, n.rack,
                        grouped(static_cast<double>(n.coordinator_ops)), grouped(static_cast<double>(n.replica_reads)),
                        grouped(static_cast<double>(n.replica_writes)),
                        grouped(static_cast<double>(n.dropped_coordinator + n.dropped_reads + n.dropped_writes)),
                        100 * n.utilization, n.mean_queue);
+    if (conns || hops) {
+      std::string per_conn = "-";
+      if (n.connections && n.connections->count > 0)
+        per_conn = grouped(static_cast<double>(n.connections->requests_min)) + "-" +
+                   grouped(static_cast<double>(n.connections->requests_max));
+      out << fmt::format(" {:>10} {:>9} {:>15}", grouped(static_cast<double>(n.cross_shard_hops)),
+                         grouped(static_cast<double>(n.busy_rejections)), per_conn);
+    }
+    out << "\n";
+  }
   const auto [c, rep] = imbalances(r);
   out << fmt::format("imbalance    {:>10} {:>8} {:>8}\n", "max/mean", "CoV", "Gini");
   out << fmt::format("coordinator  {:>10.3f} {:>8.3f} {:>8.3f}\n", c.max_over_mean, c.cov, c.gini);
