@@ -1,6 +1,8 @@
 // Basic4x: see basic_4x.hpp for the semantics and their sources.
 #include "policies/basic_4x.hpp"
 
+#include <algorithm>
+
 #include "policies/registry.hpp"
 
 namespace lbsim::policy {
@@ -54,6 +56,10 @@ void Basic4x::init(const ClusterView& view, Rng&) {
   dist_.assign(view.size(), Distance::Ignored);
   mark_.assign(view.size(), 0);
   stamp_ = 0;
+  in_local_rack_.assign(view.size(), 0);
+  if (o_.local_rack)
+    for (HostId h = 0; h < view.size(); ++h)
+      in_local_rack_[h] = t.racks[t.node_rack[h]] == *o_.local_rack && (agnostic_ || t.node_dc[h] == local_dc_) ? 1 : 0;
   for (HostId h = 0; h < view.size(); ++h) {
     dist_[h] = compute_distance(h);
     if (dist_[h] != Distance::Ignored && view.is_up(h)) add_if_absent(live_set(t.node_dc[h]), h);
@@ -112,10 +118,19 @@ Plan* Basic4x::new_plan(const Request& req, PlanRandom& rnd, PlanArena& arena) {
       out[k] = h;
       k += mark_[h] != stamp_ ? 1 : 0;
     }
-    if (rc > 1) {
-      shuffle_head(nodes.first(rc), rnd);
-      reorder_replicas(nodes.first(rc), req, rnd);
+    // Scylla 4.x local rack: a stable partition of the replica block, local-rack replicas first.
+    std::size_t lr = 0;
+    if (o_.local_rack) {
+      std::stable_partition(out, out + rc, [&](HostId h) { return in_local_rack_[h] != 0; });
+      while (lr < rc && in_local_rack_[out[lr]]) ++lr;
     }
+    if (lr > 0) {
+      shuffle_head(nodes.first(lr), rnd);
+      shuffle_head(nodes.subspan(lr, rc - lr), rnd);  // ArrayUtils.shuffleInRange(lr, rc - 1)
+    } else if (rc > 1) {
+      shuffle_head(nodes.first(rc), rnd);
+    }
+    if (rc > 1) reorder_replicas(nodes.first(rc), req, rnd);
   } else {
     std::copy(local.begin(), local.end(), nodes.begin());
   }
@@ -147,9 +162,11 @@ namespace {
 
 std::unique_ptr<Policy> make_basic_4x(const jsonin::Json& spec, const std::string& path, const BuildContext& ctx) {
   jsonin::Object o(spec, path,
-                   {"type", "local_dc", "max_nodes_per_remote_dc", "allow_for_local_consistency_levels", "shuffle_replicas"});
+                   {"type", "local_dc", "max_nodes_per_remote_dc", "allow_for_local_consistency_levels", "shuffle_replicas",
+                    "local_rack"});
   Basic4xOptions opts;
   opts.local_dc = dc_param(o, "local_dc", ctx);
+  opts.local_rack = rack_param(o, "local_rack", opts.local_dc, ctx);
   opts.max_nodes_per_remote_dc = static_cast<int>(o.integer("max_nodes_per_remote_dc", 0, 1000000, 0));
   opts.allow_for_local_consistency_levels = o.boolean("allow_for_local_consistency_levels", false);
   opts.shuffle_replicas = o.boolean("shuffle_replicas", true);
@@ -162,7 +179,7 @@ LBSIM_REGISTER_POLICY(Basic4x,
                       "Java 4.x BasicLoadBalancingPolicy: local replicas first, shuffled (ThreadLocalRandom), then the "
                       "other local nodes rotated one step per plan; optional DC failover (max_nodes_per_remote_dc)",
                       (std::vector<std::string>{"local_dc", "max_nodes_per_remote_dc", "allow_for_local_consistency_levels",
-                                                "shuffle_replicas"}),
+                                                "shuffle_replicas", "local_rack"}),
                       make_basic_4x)
 
 }  // namespace lbsim::policy

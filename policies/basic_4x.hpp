@@ -14,6 +14,10 @@
 //   live nodes of each remote DC, shuffled together. The driver lists remote DCs in
 //   ConcurrentHashMap order; lbsim uses DC index order (the shuffle hides it anyway).
 // - shuffle_replicas = false is a test hook (the driver's tests override shuffleHead to a no-op).
+// - local_rack (scylladb/java-driver scylla-4.x): replicas in the local rack of the local DC are
+//   bubbled first, then the other replicas, each group in live-set order; the local-rack block and
+//   the rest of the replicas are shuffled separately (shuffleHead, then shuffleInRange). Without a
+//   local-rack replica the whole replica block is shuffled as above.
 #pragma once
 #include <optional>
 #include <string>
@@ -29,6 +33,7 @@ struct Basic4xOptions {
   int max_nodes_per_remote_dc = 0;
   bool allow_for_local_consistency_levels = false;
   bool shuffle_replicas = true;
+  std::optional<std::string> local_rack;  // Scylla 4.x only
 };
 
 class Basic4x : public Policy {
@@ -66,6 +71,7 @@ class Basic4x : public Policy {
   std::int32_t round_robin_ = 0;  // roundRobinAmount
   std::vector<std::uint32_t> mark_;  // replica stamps, per host
   std::uint32_t stamp_ = 0;
+  std::vector<std::uint8_t> in_local_rack_;  // per host: local_rack set and host in it (and in the local DC)
 };
 
 }  // namespace lbsim::policy

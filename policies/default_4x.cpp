@@ -122,9 +122,10 @@ class Default4x final : public Basic4x {
 std::unique_ptr<Policy> make_default_4x(const jsonin::Json& spec, const std::string& path, const BuildContext& ctx) {
   jsonin::Object o(spec, path,
                    {"type", "local_dc", "max_nodes_per_remote_dc", "allow_for_local_consistency_levels", "shuffle_replicas",
-                    "slow_replica_avoidance"});
+                    "slow_replica_avoidance", "local_rack"});
   Basic4xOptions opts;
   opts.local_dc = dc_param(o, "local_dc", ctx);
+  opts.local_rack = rack_param(o, "local_rack", opts.local_dc, ctx);
   opts.infer_local_dc = true;
   opts.max_nodes_per_remote_dc = static_cast<int>(o.integer("max_nodes_per_remote_dc", 0, 1000000, 0));
   opts.allow_for_local_consistency_levels = o.boolean("allow_for_local_consistency_levels", false);
@@ -139,7 +140,7 @@ LBSIM_REGISTER_POLICY(Default4x,
                       "without 2 responses in 200 ms and a power-of-two-choices swap on in-flight counts; the newly-up "
                       "branch is dead code in OSS 4.x (upTimes never written) and only --state can trigger it",
                       (std::vector<std::string>{"local_dc", "max_nodes_per_remote_dc", "allow_for_local_consistency_levels",
-                                                "shuffle_replicas", "slow_replica_avoidance"}),
+                                                "shuffle_replicas", "slow_replica_avoidance", "local_rack"}),
                       make_default_4x)
 
 }  // namespace lbsim::policy

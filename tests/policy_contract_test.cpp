@@ -49,6 +49,9 @@ const std::vector<std::pair<std::string, ContractCase>>& cases() {
         false}},
       {"Basic4x", {"Basic4x", R"({"type":"Basic4x","local_dc":"dc1","max_nodes_per_remote_dc":2})", true}},
       {"Default4x", {"Default4x", R"({"type":"Default4x","local_dc":"dc1","max_nodes_per_remote_dc":1})", true}},
+      {"Default4x",
+       {"Default4xScyllaLocalRack", R"({"type":"Default4x","local_dc":"dc1","local_rack":"r2","max_nodes_per_remote_dc":1})",
+        true}},
       // Not replicas-first: with one live local replica the driver compares it with the next host
       // of the child plan, a non-replica, and a tie puts that one first.
       {"RandomTwoChoice",
