@@ -118,6 +118,18 @@ Plan* Basic4x::new_plan(const Request& req, PlanRandom& rnd, PlanArena& arena) {
       out[k] = h;
       k += mark_[h] != stamp_ ? 1 : 0;
     }
+    if (req.lwt) {
+      // LWT (Scylla 4.x): the local replicas in replica order, unshuffled, no local rack, no
+      // slow-replica reordering.
+      std::size_t j = 0;
+      for (HostId r : req.replicas)
+        if ((agnostic_ || view_->dc(r) == local_dc_) && view_->is_up(r) && dist_[r] != Distance::Ignored) out[j++] = r;
+      rc = j;
+      std::size_t q = rc;
+      for (HostId h : local)
+        if (mark_[h] != stamp_) out[q++] = h;
+      return finish_plan(nodes, rc, req, rnd, arena);
+    }
     // Scylla 4.x local rack: a stable partition of the replica block, local-rack replicas first.
     std::size_t lr = 0;
     if (o_.local_rack) {
@@ -134,6 +146,12 @@ Plan* Basic4x::new_plan(const Request& req, PlanRandom& rnd, PlanArena& arena) {
   } else {
     std::copy(local.begin(), local.end(), nodes.begin());
   }
+  return finish_plan(nodes, rc, req, rnd, arena);
+}
+
+Plan* Basic4x::finish_plan(std::span<HostId> nodes, std::size_t rc, const Request& req, PlanRandom& rnd,
+                           PlanArena& arena) {
+  const auto& local = local_set();
   const std::int32_t amount = round_robin_;
   round_robin_ = amount == 0x7fffffff ? 0 : amount + 1;
   const std::size_t tail = local.size() - rc;

@@ -14,6 +14,8 @@
 //   live nodes of each remote DC, shuffled together. The driver lists remote DCs in
 //   ConcurrentHashMap order; lbsim uses DC index order (the shuffle hides it anyway).
 // - shuffle_replicas = false is a test hook (the driver's tests override shuffleHead to a no-op).
+// - LWT (scylladb/java-driver scylla-4.x, java-driver#850): the local replicas in replica order,
+//   unshuffled, without the local-rack split or the slow-replica reordering.
 // - local_rack (scylladb/java-driver scylla-4.x): replicas in the local rack of the local DC are
 //   bubbled first, then the other replicas, each group in live-set order; the local-rack block and
 //   the rest of the replicas are shuffled separately (shuffleHead, then shuffleInRange). Without a
@@ -59,6 +61,8 @@ class Basic4x : public Policy {
 
  private:
   Distance compute_distance(HostId h) const;
+  // The rotation of the non-replicas and the lazy DC failover, around `rc` replicas at the front.
+  Plan* finish_plan(std::span<HostId> nodes, std::size_t rc, const Request& req, PlanRandom& rnd, PlanArena& arena);
   std::vector<HostId>& live_set(std::uint32_t dc) { return agnostic_ ? live_[0] : live_[dc]; }
   const std::vector<HostId>& local_set() const;
 

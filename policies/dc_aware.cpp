@@ -65,7 +65,9 @@ class DcRoundRobin final : public Policy {
 
   Plan* new_plan(const Request& req, PlanRandom&, PlanArena& arena) override {
     const std::uint32_t idx = index_++;
-    if (o_.rack_aware) return arena.make<DcPlan>(this, local_rack_list_.snapshot(), remote_racks_list_.snapshot(), idx, req.cl);
+    // LWT: no rack prioritization (Scylla 3.x RackAwareRoundRobinPolicy, java-driver#850).
+    if (o_.rack_aware && !req.lwt)
+      return arena.make<DcPlan>(this, local_rack_list_.snapshot(), remote_racks_list_.snapshot(), idx, req.cl);
     const auto local = local_dc_ < per_dc_.size() ? per_dc_[local_dc_].snapshot() : std::span<const HostId>{};
     return arena.make<DcPlan>(this, local, std::span<const HostId>{}, idx, req.cl);
   }

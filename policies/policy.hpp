@@ -95,6 +95,9 @@ struct Request {
   std::span<const HostId> replicas;
   ConsistencyLevel cl = ConsistencyLevel::LocalOne;
   SimTime now = 0;
+  // A lightweight transaction (or a serial read): Scylla drivers route it to the replicas in
+  // replica order, unshuffled and without rack preference (PRESERVE_REPLICA_ORDER, java-driver#850).
+  bool lwt = false;
 };
 
 // Which generator a random draw models (TokenAware "shuffle_rng").

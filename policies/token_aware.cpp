@@ -12,6 +12,8 @@
 // - RANDOM's shuffle is Collections.shuffle (RF-1 nextInt draws) of the generator "shuffle_rng":
 //   "shared" (the process-wide java.util.Random used before scylladb/java-driver PR #427) or
 //   "thread_local" (ThreadLocalRandom, after it).
+// - LWT requests (Request::lwt): the replicas in driver order as TOPOLOGICAL, whatever the
+//   ordering, with no draw (Scylla 3.x RequestRoutingMethod.PRESERVE_REPLICA_ORDER).
 // The child's distances are cached after every event, as distance() only changes then
 // (policy.hpp contract), so plans make no virtual call per host.
 #include <fmt/format.h>
@@ -71,6 +73,8 @@ class TokenAware final : public Policy {
 
   Plan* new_plan(const Request& req, PlanRandom& rnd, PlanArena& arena) override {
     if (!req.routed || req.replicas.empty()) return child_->new_plan(req, rnd, arena);
+    // LWT: the replicas in replica order whatever the ordering (Scylla 3.x LWT routing).
+    if (req.lwt) return arena.make<ReplicasFirstPlan>(this, req, req.replicas, &rnd, &arena);
     if (o_.ordering == ReplicaOrdering::Neutral)
       return arena.make<NeutralPlan>(this, req.replicas, child_->new_plan(req, rnd, arena), &arena);
     std::span<const HostId> ordered = req.replicas;

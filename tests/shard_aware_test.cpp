@@ -122,6 +122,14 @@ TEST(ShardAware, AFullConnectionSendsTheRequestToTheNextHost) {
     rejections += n.busy_rejections;
     hops_next += n.cross_shard_hops;
     EXPECT_LE(n.connections->peak_in_flight, 2u);
+    // The per-shard figures add up to the node's.
+    std::uint64_t busy = 0, requests = 0;
+    for (const auto& sh : n.shards) {
+      busy += sh.busy_rejections;
+      requests += sh.requests;
+    }
+    EXPECT_EQ(busy, n.busy_rejections) << n.id;
+    EXPECT_EQ(requests, n.connections->requests) << n.id;
   }
   for (const auto& n : least.nodes) {
     hops_least += n.cross_shard_hops;

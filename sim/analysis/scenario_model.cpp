@@ -80,7 +80,15 @@ ScenarioModel analyze_scenario(const Scenario& sc) {
   else if (sc.nodes.discipline == Discipline::PerShard && sc.nodes.shards > 1)
     out.notes.push_back("per_shard discipline: ring x shards too large for the per-shard table; the bound is per node "
                         "and uneven shard load can saturate a shard earlier");
-  for (const auto& p : sc.policies) out.policies.push_back({p.name, analyze_load(in, p.spec)});
+  for (const auto& p : sc.policies) {
+    if (w.lwt_fraction > 0) {  // Paxos rounds and LWT routing are simulated only
+      LoadModel m;
+      m.reason = "lightweight transactions (workload.mix.lwt) are not modelled";
+      out.policies.push_back({p.name, m});
+      continue;
+    }
+    out.policies.push_back({p.name, analyze_load(in, p.spec)});
+  }
   return out;
 }
 

@@ -41,13 +41,15 @@ void check_local_dcs(const Json& j, const std::string& path, const Topology& top
   }
 }
 
-void check_cl(ConsistencyLevel cl, bool read, const std::string& path, const Scenario& sc) {
+void check_cl(ConsistencyLevel cl, bool read, const std::string& path, const Scenario& sc, bool lwt = false) {
   const Topology& topo = sc.topology();
   const Replication& repl = sc.ring->replication();
   const std::string name(to_string(cl));
-  if (cl == ConsistencyLevel::Serial || cl == ConsistencyLevel::LocalSerial)
-    jsonin::fail(path, name + " (lightweight transactions) is not modelled; valid: ONE, TWO, THREE, QUORUM, ALL, "
-                              "LOCAL_ONE, LOCAL_QUORUM, EACH_QUORUM (and ANY for writes)");
+  const bool serial = cl == ConsistencyLevel::Serial || cl == ConsistencyLevel::LocalSerial;
+  if (serial && !lwt)
+    jsonin::fail(path, name + " is the serial consistency of lightweight transactions: give them as workload.mix.lwt "
+                              "with workload.consistency.lwt; valid here: ONE, TWO, THREE, QUORUM, ALL, LOCAL_ONE, "
+                              "LOCAL_QUORUM, EACH_QUORUM (and ANY for writes)");
   if (cl == ConsistencyLevel::Any && read) jsonin::fail(path, "ANY is for writes only (Cassandra rejects ANY reads)");
   const std::size_t replicas = sc.ring->replicas_per_range();
   auto need_total = [&](std::size_t need) {
@@ -62,7 +64,8 @@ void check_cl(ConsistencyLevel cl, bool read, const std::string& path, const Sce
   switch (cl) {
     case ConsistencyLevel::Two: need_total(2); break;
     case ConsistencyLevel::Three: need_total(3); break;
-    case ConsistencyLevel::Quorum: need_total(static_cast<std::size_t>(total_rf / 2 + 1)); break;
+    case ConsistencyLevel::Quorum:
+    case ConsistencyLevel::Serial: need_total(static_cast<std::size_t>(total_rf / 2 + 1)); break;
     case ConsistencyLevel::All: need_total(static_cast<std::size_t>(total_rf)); break;
     default: break;
   }
@@ -73,9 +76,10 @@ void check_cl(ConsistencyLevel cl, bool read, const std::string& path, const Sce
       jsonin::fail(path, fmt::format("{} needs replicas in the client's datacenter '{}', but the keyspace has "
                                      "none there ({})",
                                      name, dc, repl.describe()));
-    if (repl.kind == StrategyKind::NetworkTopology && cl == ConsistencyLevel::LocalQuorum &&
+    if (repl.kind == StrategyKind::NetworkTopology &&
+        (cl == ConsistencyLevel::LocalQuorum || cl == ConsistencyLevel::LocalSerial) &&
         static_cast<std::uint32_t>(rf / 2 + 1) > topo.dc_node_count[sc.client.dc_index])
-      jsonin::fail(path, fmt::format("LOCAL_QUORUM needs {} replicas in '{}', which has {} nodes", rf / 2 + 1, dc,
+      jsonin::fail(path, fmt::format("{} needs {} replicas in '{}', which has {} nodes", name, rf / 2 + 1, dc,
                                      topo.dc_node_count[sc.client.dc_index]));
   }
   if (cl == ConsistencyLevel::EachQuorum && repl.kind != StrategyKind::NetworkTopology)
@@ -154,7 +158,8 @@ Scenario scenario_from_json(Json doc, const std::string& file, const std::string
     }
   }
   if (w.trace || w.read_fraction > 0) check_cl(w.read_cl, true, "/workload/consistency/read", sc);
-  if (w.trace || w.read_fraction < 1) check_cl(w.write_cl, false, "/workload/consistency/write", sc);
+  if (w.trace || w.read_fraction + w.lwt_fraction < 1) check_cl(w.write_cl, false, "/workload/consistency/write", sc);
+  if (w.lwt_fraction > 0) check_cl(w.lwt_cl, false, "/workload/consistency/lwt", sc, true);
   if (w.duration > 0 && w.warmup > 0 && sc.client.mode == LoadMode::Open && sc.client.rate * to_sec(w.duration) < 1)
     jsonin::fail("/client/rate_ops_s", "the rate gives no operation in the measured duration");
 

@@ -147,11 +147,12 @@ NetworkSpec parse_network(const Json* j, const std::string& path, const Topology
 TimeoutSpec parse_timeouts(const Json* j, const std::string& path) {
   TimeoutSpec s;
   if (!j) return s;
-  Object o(*j, path, {"read_ms", "write_ms", "client_ms", "shed_expired"});
+  Object o(*j, path, {"read_ms", "write_ms", "client_ms", "shed_expired", "cas_ms"});
   s.read = from_ms(o.number("read_ms", 1e-3, 3.6e6, to_ms(s.read)));
   s.write = from_ms(o.number("write_ms", 1e-3, 3.6e6, to_ms(s.write)));
   s.client = from_ms(o.number("client_ms", 1e-3, 3.6e6, to_ms(s.client)));
   s.shed_expired = o.boolean("shed_expired", s.shed_expired);
+  s.cas = from_ms(o.number("cas_ms", 1e-3, 3.6e6, to_ms(s.cas)));
   return s;
 }
 

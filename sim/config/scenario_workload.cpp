@@ -185,15 +185,21 @@ WorkloadSpec parse_workload(const Json& j, const std::string& path, const std::s
     s.warmup_ops = static_cast<std::uint64_t>(o.integer("warmup_ops", 0, 100'000'000'000, 0));
   }
   if (const Json* m = o.find("mix")) {
-    Object mo(*m, o.path_of("mix"), {"read", "write"});
-    const double r = mo.number("read", 0, 1e9, 0), w = mo.number("write", 0, 1e9, 0);
-    if (r + w <= 0) jsonin::fail(o.path_of("mix"), "the read and write weights must not both be 0");
-    s.read_fraction = r / (r + w);
+    Object mo(*m, o.path_of("mix"), {"read", "write", "lwt"});
+    const double r = mo.number("read", 0, 1e9, 0), w = mo.number("write", 0, 1e9, 0), l = mo.number("lwt", 0, 1e9, 0);
+    if (r + w + l <= 0) jsonin::fail(o.path_of("mix"), "the read, write and lwt weights must not all be 0");
+    s.read_fraction = r / (r + w + l);
+    s.lwt_fraction = l / (r + w + l);
   }
   if (const Json* c = o.find("consistency")) {
-    Object co(*c, o.path_of("consistency"), {"read", "write"});
+    Object co(*c, o.path_of("consistency"), {"read", "write", "lwt"});
     if (const Json* v = co.find("read")) s.read_cl = parse_cl(*v, co.path_of("read"));
     if (const Json* v = co.find("write")) s.write_cl = parse_cl(*v, co.path_of("write"));
+    if (const Json* v = co.find("lwt")) {
+      s.lwt_cl = parse_cl(*v, co.path_of("lwt"));
+      if (s.lwt_cl != ConsistencyLevel::Serial && s.lwt_cl != ConsistencyLevel::LocalSerial)
+        jsonin::fail(co.path_of("lwt"), "the serial consistency of a lightweight transaction; valid: SERIAL, LOCAL_SERIAL");
+    }
   }
   if (const Json* k = o.find("keys")) {
     Object ko(*k, o.path_of("keys"), {"count", "distribution", "stdvrng", "s", "mean_fraction", "hot_keys", "hot_ops"});

@@ -54,6 +54,7 @@ struct TimeoutSpec {
   SimTime write = 2 * kSec;    // coordinator write_request_timeout_in_ms
   SimTime client = 12 * kSec;  // driver SocketOptions.readTimeoutMillis (per attempt)
   bool shed_expired = true;    // nodes drop work that would start after its request's timeout
+  SimTime cas = kSec;          // cas_contention_timeout_in_ms: an LWT's Paxos rounds (then + write for commit)
 };
 
 // Java driver 3.x DefaultRetryPolicy: Unavailable -> next host once; client timeout or

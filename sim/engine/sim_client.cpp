@@ -19,7 +19,12 @@ bool Simulation::Impl::send_attempt(std::uint32_t id, bool first) {
     ++op.hosts_taken;
     ++tried;
     if (host == policy::kNoHost) return false;
-    if (pick_connection(op, host, conn, shard)) break;
+    const bool ok = pick_connection(op, host, conn, shard);
+    if (!shard_counts_.empty() && conns_per_host_ > 0) {
+      ShardCounts& sc = shard_counts_[host * shards_ + shard];
+      ++(ok ? sc.requests : sc.busy);
+    }
+    if (ok) break;
     ++busy_rejections_[host];
   }
 
@@ -113,12 +118,14 @@ bool Simulation::Impl::pick_connection(const Op& op, NodeId host, std::uint32_t&
     // The token's shard; no routing key: a random shard (Scylla Java 3.x pool).
     pick = op.routed ? shard_of_token(op.token) : static_cast<std::uint32_t>(shard_rng_.below(shards_));
     if (pool[pick].in_flight >= limit) {
+      shard = pool[pick].shard;
       if (cs.on_busy == OnBusy::NextHost) return false;
       pick = least_busy();  // gocql: the host's least busy connection instead
     }
   } else {
     pick = least_busy();
   }
+  shard = pool[pick].shard;
   if (pool[pick].in_flight >= limit) return false;
   Conn& c = pool[pick];
   ++c.in_flight;

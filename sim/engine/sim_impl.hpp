@@ -16,6 +16,7 @@
 #include <functional>
 #include <memory>
 #include <queue>
+#include <span>
 #include <vector>
 
 #include "sim/cluster/coordination.hpp"
@@ -30,7 +31,7 @@ struct Simulation::Impl {
     kDecoded, kHopDone
   };
   static constexpr std::uint32_t kNoConn = 0xffffffffu;
-  enum TimerId : std::uint32_t { kClientTimeout, kReadTimeout, kWriteTimeout, kSpeculative, kTimers };
+  enum TimerId : std::uint32_t { kClientTimeout, kReadTimeout, kWriteTimeout, kSpeculative, kCasTimeout, kTimers };
   static constexpr std::uint32_t kNoThread = 0xffffffffu;
   static constexpr std::uint32_t kOpenLoop = 0xfffffeu;  // kOpStart id of the arrival process
 
@@ -88,6 +89,7 @@ struct Simulation::Impl {
     bool done = false;      // answered or abandoned
     bool success = false;   // the answer being delivered
     bool shed = false;      // the coordinator dropped it unexecuted (expired in its queue)
+    std::uint8_t phase = 0; // LWT: the Paxos round in progress (0 prepare .. 3 commit)
     SimTime deadline = 0;   // the coordinator's read/write timeout instant
     ErrorKind error = ErrorKind::Unavailable;
     ClNeed need;  // what the consistency level asks for (sim/cluster/coordination.hpp)
@@ -102,6 +104,7 @@ struct Simulation::Impl {
     std::uint32_t owner = 0;    // the shard owning the token on this node
     std::uint32_t arrival = 0;  // the shard the work arrives on
     bool hopped = false;        // the arrival shard's half of a hop is done
+    std::uint8_t phase = 0;     // LWT: the Paxos round it belongs to
   };
   // One driver connection to (host, shard): requests in flight and served (per_shard only).
   struct Conn {
@@ -113,6 +116,7 @@ struct Simulation::Impl {
   // Per (node, shard) counts for the per-shard report.
   struct ShardCounts {
     std::uint64_t coordinator = 0, replica = 0, hops = 0;
+    std::uint64_t requests = 0, busy = 0;  // sent over, or refused by, a connection to this shard
   };
   struct Detection {
     SimTime at;
@@ -159,6 +163,8 @@ struct Simulation::Impl {
   void release_cr_if_idle(std::uint32_t cr);
   void enqueue_replica(std::uint32_t cr, NodeId replica, SimTime now);
   void on_hop_done(std::uint32_t job);
+  void send_to_replicas(std::uint32_t cr, std::span<const NodeId> targets);
+  void send_phase(std::uint32_t cr);  // LWT: one Paxos round to the serial DC set
   void drop_job(std::uint32_t job);
   // The connection (and shard) for an attempt to `host`, or false when the chosen connection is
   // full and the driver gives up on the host (BusyPoolException).
@@ -168,7 +174,10 @@ struct Simulation::Impl {
   SimTime net(NodeId a, NodeId b) { return a == b ? 0 : lat_[lat_index_[a * n_ + b]].sample(net_rng_); }
   SimTime net_client(NodeId n) { return lat_[client_lat_[n]].sample(net_rng_); }
   std::uint32_t shard_of_token(Token t) const;
-  SimTime request_timeout(OpKind k) const { return k == OpKind::Read ? sc_.timeouts.read : sc_.timeouts.write; }
+  SimTime request_timeout(OpKind k) const {
+    return k == OpKind::Read ? sc_.timeouts.read
+                             : (k == OpKind::Write ? sc_.timeouts.write : sc_.timeouts.cas + sc_.timeouts.write);
+  }
 
   const Scenario& sc_;
   const TokenRing& ring_;

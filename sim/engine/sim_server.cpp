@@ -84,36 +84,66 @@ void Simulation::Impl::on_coord_done(std::uint32_t cr) {
     return;
   }
 
-  // Targets: writes go to every live replica; reads to as many as the CL needs, closest first.
-  std::array<NodeId, 64> targets{};
-  std::size_t nt = 0;
   c.deadline = now_ + request_timeout(c.kind);
-  if (c.kind == OpKind::Write) {
-    for (NodeId r : replicas)
-      if (live(r) && nt < targets.size()) targets[nt++] = r;
+  const TimerId timer = c.kind == OpKind::Read ? kReadTimeout : (c.kind == OpKind::Write ? kWriteTimeout : kCasTimeout);
+  timers_[timer].push(c.deadline, cr, c.gen);
+  if (c.kind == OpKind::Lwt) {
+    c.phase = 0;
+    send_phase(cr);
   } else {
-    nt = read_targets(c.need, topo_, node, replicas, live, targets);
+    // Targets: writes go to every live replica; reads to as many as the CL needs, closest first.
+    std::array<NodeId, 64> targets{};
+    std::size_t nt = 0;
+    if (c.kind == OpKind::Write) {
+      for (NodeId r : replicas)
+        if (live(r) && nt < targets.size()) targets[nt++] = r;
+    } else {
+      nt = read_targets(c.need, topo_, node, replicas, live, targets);
+    }
+    send_to_replicas(cr, std::span<const NodeId>(targets.data(), nt));
   }
+  arm(timer);
+}
+
+void Simulation::Impl::send_to_replicas(std::uint32_t cr, std::span<const NodeId> targets) {
   // Replica work is owned by the token's shard. It arrives on the coordinator's shard when local,
   // and on the sender's shard number when remote (rpc_on_sender_shard); a different arrival shard
   // hands it over (a cross-shard hop). Without a connection model it goes straight to the owner.
-  const std::uint32_t owner = shard_of_token(c.token);
+  const NodeId node = crs_[cr].node;
+  const std::uint32_t owner = shard_of_token(crs_[cr].token);
   const bool hops = conns_per_host_ != 0 && shards_ > 1;
-  for (std::size_t i = 0; i < nt; ++i) {
-    const NodeId r = targets[i];
+  for (const NodeId r : targets) {
     const std::uint32_t job = jobs_.alloc();
-    jobs_[job].cr = cr;
-    jobs_[job].node = r;
-    jobs_[job].owner = owner;
-    jobs_[job].arrival = hops && (r == node || sc_.nodes.rpc_on_sender_shard) ? crs_[cr].shard : owner;
+    Job& j = jobs_[job];
+    j.cr = cr;
+    j.node = r;
+    j.owner = owner;
+    j.arrival = hops && (r == node || sc_.nodes.rpc_on_sender_shard) ? crs_[cr].shard : owner;
+    j.phase = crs_[cr].phase;
     ++crs_[cr].outstanding;
     if (r == node) enqueue_replica(job, r, now_);
     else q_.push(now_ + net(node, r), kReplicaArrive, job);
   }
-  CoordReq& c2 = crs_[cr];
-  const bool read = c2.kind == OpKind::Read;
-  timers_[read ? kReadTimeout : kWriteTimeout].push(c2.deadline, cr, c2.gen);
-  arm(read ? kReadTimeout : kWriteTimeout);
+}
+
+// Paxos for a lightweight transaction, as a model (configs/README.md, "workload"): four rounds,
+// prepare, read, propose and commit, each sent to every live replica of the serial DC set (all
+// replicas for SERIAL, the coordinator's DC for LOCAL_SERIAL) and each waiting for a quorum of that
+// set before the next starts. Prepare, propose and commit are writes at the replica (the Paxos
+// state and then the mutation), the read round a read. Contention between transactions on one
+// partition (ballot conflicts, retries) is not modelled.
+void Simulation::Impl::send_phase(std::uint32_t cr) {
+  CoordReq& c = crs_[cr];
+  c.got = 0;
+  c.dc_got = {};
+  const auto replicas = ring_.replicas_at(c.range, ReplicaOrder::Server);
+  const bool local_only = c.cl == ConsistencyLevel::LocalSerial;
+  const std::uint32_t local = topo_.node_dc[c.node];
+  std::array<NodeId, 64> targets{};
+  std::size_t nt = 0;
+  for (NodeId r : replicas)
+    if (server_up_[r] != 0 && (!local_only || topo_.node_dc[r] == local) && nt < targets.size()) targets[nt++] = r;
+  send_to_replicas(cr, std::span<const NodeId>(targets.data(), nt));
 }
 
 void Simulation::Impl::drop_job(std::uint32_t job) {
@@ -127,7 +157,8 @@ void Simulation::Impl::drop_job(std::uint32_t job) {
 void Simulation::Impl::enqueue_replica(std::uint32_t job, NodeId r, SimTime now) {
   Job& j = jobs_[job];
   CoordReq& c = crs_[j.cr];
-  const bool read = c.kind == OpKind::Read;
+  // LWT rounds: read (1) is a read, prepare (0), propose (2) and commit (3) are writes.
+  const bool read = c.kind == OpKind::Read || (c.kind == OpKind::Lwt && j.phase == 1);
   // A replica drops a request that expired while queued (the deadline is the coordinator's, as
   // Cassandra's message expiry and ScyllaDB's request timeout are); the coordinator then counts no
   // answer from it.
@@ -207,7 +238,8 @@ void Simulation::Impl::on_replica_done(std::uint32_t job) {
   --c.outstanding;
   const bool lost = nodes_.went_down(j.node, j.epoch, j.end) || !nodes_.up(c.node) ||
                     nodes_.went_down(c.node, c.epoch, now_ + 1);
-  if (!lost && !c.done) {
+  const bool stale = c.kind == OpKind::Lwt && j.phase != c.phase;  // an answer of an earlier round
+  if (!lost && !c.done && !stale) {
     const std::uint32_t d = topo_.node_dc[j.node];
     bool met = false;
     if (c.need.each) {
@@ -217,6 +249,12 @@ void Simulation::Impl::on_replica_done(std::uint32_t job) {
     } else {
       if (!c.need.local_only || d == topo_.node_dc[c.node]) ++c.got;
       met = c.got >= c.need.total;
+    }
+    if (met && c.kind == OpKind::Lwt && c.phase < 3) {
+      ++c.phase;  // the next Paxos round
+      send_phase(j.cr);
+      release_cr_if_idle(j.cr);
+      return;
     }
     if (met) {
       respond(j.cr, true, ErrorKind::Unavailable);

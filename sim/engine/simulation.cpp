@@ -174,6 +174,7 @@ void Simulation::Impl::start_op(std::uint32_t thread) {
   req.token = d.token;
   if (d.routed) req.replicas = ring_.replicas_at(op.range, ReplicaOrder::Driver);
   req.cl = d.cl;
+  req.lwt = d.op == OpKind::Lwt;
   req.now = now_;
   op.plan = policy_->new_plan(req, x.rnd, x.arena);
   if (!send_attempt(id, true)) finish_op(id, false, ErrorKind::NoHostAvailable);
@@ -386,6 +387,8 @@ RunResult Simulation::Impl::collect() {
         sr.coordinator_ops = x.coordinator - x0.coordinator;
         sr.replica_ops = x.replica - x0.replica;
         sr.cross_shard_hops = x.hops - x0.hops;
+        sr.requests = x.requests - x0.requests;
+        sr.busy_rejections = x.busy - x0.busy;
         sr.utilization = static_cast<double>(snap_end_[n].server_busy[k] - snap_start_[n].server_busy[k]) / window;
         nr.shards.push_back(sr);
       }

@@ -17,9 +17,12 @@
 
 namespace lbsim {
 
-enum class OpKind : std::uint8_t { Read = 0, Write = 1 };
-inline constexpr std::size_t kOpKinds = 2;
-constexpr std::string_view op_name(OpKind k) { return k == OpKind::Read ? "read" : "write"; }
+// Lwt: a lightweight transaction (compare-and-set write through Paxos).
+enum class OpKind : std::uint8_t { Read = 0, Write = 1, Lwt = 2 };
+inline constexpr std::size_t kOpKinds = 3;
+constexpr std::string_view op_name(OpKind k) {
+  return k == OpKind::Read ? "read" : (k == OpKind::Write ? "write" : "lwt");
+}
 
 // Why an operation failed, as the application sees it (after retries).
 enum class ErrorKind : std::uint8_t {
@@ -54,6 +57,8 @@ struct ShardResult {
   std::uint64_t coordinator_ops = 0;   // requests coordinated on this shard
   std::uint64_t replica_ops = 0;       // replica work items this shard owned and served
   std::uint64_t cross_shard_hops = 0;  // replica work that arrived here and was handed to its owner
+  std::uint64_t requests = 0;          // requests the client sent over its connections to this shard
+  std::uint64_t busy_rejections = 0;   // requests refused because the connection to this shard was full
   double utilization = 0;              // busy time inside the window / window
 };
 
@@ -122,8 +127,10 @@ struct RunResult {
   EngineResult engine;
   std::vector<std::string> warnings;
 
-  std::uint64_t measured_ops() const { return by_op[0].ops + by_op[1].ops; }
-  std::uint64_t measured_errors() const { return by_op[0].error_total() + by_op[1].error_total(); }
+  std::uint64_t measured_ops() const { return by_op[0].ops + by_op[1].ops + by_op[2].ops; }
+  std::uint64_t measured_errors() const {
+    return by_op[0].error_total() + by_op[1].error_total() + by_op[2].error_total();
+  }
   double throughput() const {
     return window > 0 ? static_cast<double>(measured_ops()) / to_sec(window) : 0.0;
   }

@@ -80,6 +80,8 @@ OJ report_json_stable(const RunResult& r) {
   OJ by_op;
   for (std::size_t k = 0; k < kOpKinds; ++k) {
     const OpStats& s = r.by_op[k];
+    // read and write always; lwt only in runs that had lightweight transactions.
+    if (static_cast<OpKind>(k) == OpKind::Lwt && s.ops == 0 && s.error_total() == 0) continue;
     by_op[std::string(op_name(static_cast<OpKind>(k)))] = {
         {"ops", s.ops},
         {"throughput_ops_s", round_to(window > 0 ? static_cast<double>(s.ops) / window : 0, 3)},
@@ -117,6 +119,8 @@ OJ report_json_stable(const RunResult& r) {
         shards.push_back({{"coordinator_ops", sr.coordinator_ops},
                           {"replica_ops", sr.replica_ops},
                           {"cross_shard_hops", sr.cross_shard_hops},
+                          {"requests", sr.requests},
+                          {"busy_rejections", sr.busy_rejections},
                           {"utilization", round_to(sr.utilization, 6)}});
       node["shards"] = shards;
     }

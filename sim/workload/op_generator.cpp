@@ -28,8 +28,9 @@ bool OpGenerator::next(OpDraw& out) {
   }
   ++produced_;
   // Fixed draw order: kind, key, routing.
-  out.op = rng_.uniform01() < s.read_fraction ? OpKind::Read : OpKind::Write;
-  out.cl = out.op == OpKind::Read ? s.read_cl : s.write_cl;
+  const double u = rng_.uniform01();
+  out.op = u < s.read_fraction ? OpKind::Read : (u < s.read_fraction + s.lwt_fraction ? OpKind::Lwt : OpKind::Write);
+  out.cl = out.op == OpKind::Read ? s.read_cl : (out.op == OpKind::Lwt ? s.lwt_cl : s.write_cl);
   out.token = token_of_key_id(keys_.next(rng_));
   out.routed = s.unrouted_fraction <= 0 || rng_.uniform01() >= s.unrouted_fraction;
   out.rows = rows_of(s, out.token);

@@ -33,8 +33,10 @@ struct WorkloadSpec {
   SimTime warmup = 0;
 
   double read_fraction = 0.0;  // probability that an operation is a read
+  double lwt_fraction = 0.0;   // probability that it is a lightweight transaction (else a write)
   ConsistencyLevel read_cl = ConsistencyLevel::LocalOne;
   ConsistencyLevel write_cl = ConsistencyLevel::LocalOne;
+  ConsistencyLevel lwt_cl = ConsistencyLevel::Serial;  // SERIAL or LOCAL_SERIAL
   KeySpec keys;
   double unrouted_fraction = 0.0;  // operations sent without a routing key
 
