@@ -124,5 +124,17 @@ TEST(LwtPaxos, AnLwtMixIsReportedApartAndNotModelledAnalytically) {
   EXPECT_EQ(r.measured_ops(), r.by_op[0].ops + r.by_op[1].ops + r.by_op[2].ops);
 }
 
+TEST(LwtPaxos, TransactionsAreNeverSpeculatedOrRetriedAfterClientTimeouts) {
+  // A 1 ms client timeout against 80 ms SERIAL transactions: every attempt times out on the client.
+  // Regular writes would be retried twice; an LWT is not idempotent and fails on its first attempt.
+  auto doc = lwt_doc("SERIAL");
+  doc["timeouts"] = {{"client_ms", 1}};
+  doc["speculative"] = {{"delay_ms", 0.5}};
+  const RunResult r = testing::run_first(testing::build(doc));
+  EXPECT_EQ(r.client.retries, 0u);
+  EXPECT_EQ(r.client.speculative, 0u);
+  EXPECT_EQ(r.by_op[2].errors[static_cast<std::size_t>(ErrorKind::ClientTimeout)], 200u);
+}
+
 }  // namespace
 }  // namespace lbsim

@@ -80,7 +80,9 @@ bool Simulation::Impl::send_attempt(std::uint32_t id, bool first) {
   c.pending = 1;
   q_.push(sent + net_client(host), kAttemptArrive, cr);
 
-  if (sc_.speculative.enabled && op.executions <= sc_.speculative.max_speculative) {
+  // Lightweight transactions are not idempotent: the driver neither speculates nor retries them
+  // after a client-side error (Java 3.x: only idempotent statements).
+  if (sc_.speculative.enabled && op.kind != OpKind::Lwt && op.executions <= sc_.speculative.max_speculative) {
     timers_[kSpeculative].push(sent + sc_.speculative.delay, id, op.gen);
     arm(kSpeculative);
   }
@@ -183,7 +185,7 @@ void Simulation::Impl::after_failure(std::uint32_t id, ErrorKind error, bool ret
   if (r.enabled && unavailable && op.unavailable_retries < r.unavailable_retries) {
     ++op.unavailable_retries;
     retry = true;
-  } else if (r.enabled && retryable && op.error_retries < r.error_retries) {
+  } else if (r.enabled && retryable && op.kind != OpKind::Lwt && op.error_retries < r.error_retries) {
     ++op.error_retries;
     retry = true;
   }
