@@ -1,0 +1,110 @@
+#include "sim/cluster/tablets.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+#include <stdexcept>
+
+namespace lbsim {
+
+std::uint64_t tablet_count(const TabletOptions& o, std::span<const DcShards> dcs) {
+  double target = 1;
+  if (o.initial) target = std::max(target, static_cast<double>(*o.initial));
+  if (o.min_tablet_count) target = std::max(target, static_cast<double>(*o.min_tablet_count));
+  // The per-shard minimum: an explicit min_per_shard_tablet_count, else the scale factor unless
+  // `initial` or `min_tablet_count` chose the count.
+  std::optional<double> m = o.min_per_shard_tablet_count;
+  if (!m && !o.initial && !o.min_tablet_count) m = o.initial_scale_factor;
+  double cap = INFINITY;
+  for (const DcShards& d : dcs) {
+    if (d.rf <= 0 || d.shards == 0) continue;
+    if (m) target = std::max(target, std::ceil(*m * static_cast<double>(d.shards) / d.rf));
+    // Average tablet replicas per shard of the DC: count x rf / shards <= goal.
+    cap = std::min(cap, std::floor(o.tablets_per_shard_goal * static_cast<double>(d.shards) / d.rf));
+  }
+  target = std::max(1.0, std::min(target, std::max(cap, 1.0)));
+  std::uint64_t n = 1;
+  while (static_cast<double>(n) < target && n < (std::uint64_t{1} << 40)) n <<= 1;  // round up
+  return n;
+}
+
+int tablet_log2(std::uint64_t count) {
+  int k = 0;
+  while ((std::uint64_t{1} << k) < count) ++k;
+  return k;
+}
+
+Token tablet_last_token(std::uint64_t index, int log2_count) {
+  // ((i + 1) << (64 - k)) - 1 in uint64 (wrapping for the last tablet), then back to signed.
+  const std::uint64_t width_shift = static_cast<std::uint64_t>(64 - log2_count);
+  const std::uint64_t end = log2_count == 0 ? 0 : ((index + 1) << width_shift);
+  const std::uint64_t u = end - 1;
+  return static_cast<Token>(u - (std::uint64_t{1} << 63));
+}
+
+TabletMap TabletMap::allocate(const Topology& topo, std::span<const std::uint32_t> shards, std::span<const int> rf,
+                              std::uint64_t count, Rng rng) {
+  TabletMap m;
+  m.count_ = count;
+  m.log2_ = tablet_log2(count);
+  if ((std::uint64_t{1} << m.log2_) != count) throw std::invalid_argument("tablet count must be a power of two");
+  std::size_t stride = 0;
+  for (std::size_t d = 0; d < topo.dcs.size() && d < rf.size(); ++d) stride += static_cast<std::size_t>(std::max(rf[d], 0));
+  m.stride_ = stride;
+  m.replicas_.reserve(count * stride);
+
+  // Racks of each DC sorted by name, and the nodes of each rack.
+  std::vector<std::vector<std::uint32_t>> dc_racks(topo.dcs.size());
+  for (std::uint32_t r = 0; r < topo.racks.size(); ++r) dc_racks[topo.rack_dc[r]].push_back(r);
+  for (auto& v : dc_racks)
+    std::sort(v.begin(), v.end(), [&](std::uint32_t a, std::uint32_t b) { return topo.racks[a] < topo.racks[b]; });
+  std::vector<std::vector<NodeId>> rack_nodes(topo.racks.size());
+  for (NodeId n = 0; n < topo.size(); ++n) rack_nodes[topo.node_rack[n]].push_back(n);
+
+  std::vector<std::uint64_t> node_load(topo.size(), 0);
+  std::vector<std::vector<std::uint64_t>> shard_load(topo.size());
+  for (NodeId n = 0; n < topo.size(); ++n) shard_load[n].assign(std::max<std::uint32_t>(shards[n], 1), 0);
+  std::vector<std::uint8_t> used(topo.size(), 0);
+  std::vector<NodeId> candidates;
+
+  for (std::uint64_t t = 0; t < count; ++t) {
+    const std::size_t first = m.replicas_.size();
+    for (std::size_t d = 0; d < topo.dcs.size() && d < rf.size(); ++d) {
+      const auto& racks = dc_racks[d];
+      if (rf[d] <= 0 || racks.empty()) continue;
+      // Rotated by tablet id for fairness; racks without a replica of this tablet come first, so
+      // visiting the rotated list round-robin gives one replica per rack until each has one.
+      const std::size_t rot = static_cast<std::size_t>(t % racks.size());
+      std::size_t visit = 0;
+      for (int k = 0; k < rf[d]; ++k) {
+        NodeId pick = kNoNode;
+        for (std::size_t tries = 0; tries < racks.size() && pick == kNoNode; ++tries, ++visit) {
+          const std::uint32_t rack = racks[(rot + visit) % racks.size()];
+          // The least average shard load in the rack, ties at random (shuffled, then stable sort).
+          candidates.clear();
+          for (NodeId n : rack_nodes[rack])
+            if (!used[n]) candidates.push_back(n);
+          if (candidates.empty()) continue;
+          for (std::size_t i = candidates.size(); i > 1; --i) std::swap(candidates[i - 1], candidates[rng.below(i)]);
+          auto avg = [&](NodeId n) {
+            return static_cast<double>(node_load[n]) / static_cast<double>(shard_load[n].size());
+          };
+          std::stable_sort(candidates.begin(), candidates.end(), [&](NodeId a, NodeId b) { return avg(a) < avg(b); });
+          pick = candidates.front();
+        }
+        if (pick == kNoNode) throw std::invalid_argument("not enough nodes in datacenter " + topo.dcs[d] +
+                                                         " for its replication factor");
+        auto& sl = shard_load[pick];
+        const auto shard = static_cast<std::uint32_t>(std::min_element(sl.begin(), sl.end()) - sl.begin());
+        ++sl[shard];
+        ++node_load[pick];
+        used[pick] = 1;
+        m.replicas_.push_back({pick, shard});
+      }
+    }
+    for (std::size_t i = first; i < m.replicas_.size(); ++i) used[m.replicas_[i].host] = 0;
+  }
+  return m;
+}
+
+}  // namespace lbsim

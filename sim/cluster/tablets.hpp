@@ -1,0 +1,85 @@
+// ScyllaDB tablets (../shared/docs/tablets-shard-aware.md section 1): the tablet count rule, the
+// pow2 token -> tablet index, and the placement of a new table's tablets as (host, shard) replicas.
+//
+// Sources, as the fact sheet cites them:
+// - count: SS service/tablet_allocator.cc compute_target_tablet_count. The largest of `initial`,
+//   `min_tablet_count` and a per-shard minimum ceil(m x shards_in_DC / RF_DC) over the DCs, where
+//   m = min_per_shard_tablet_count, else tablets_initial_scale_factor (10) unless `initial` or
+//   `min_tablet_count` is given; then capped so that the average tablet replicas per shard of each
+//   DC stay within tablets_per_shard_goal (100); then rounded up to a power of two.
+// - index: SS dht/token.cc: tablet = (uint64)(token + 2^63) >> (64 - log2 N); tablet i owns
+//   (last[i-1], last[i]] with last[i] = (i+1) 2^(64-k) - 1 - 2^63.
+// - placement: SS locator/network_topology_strategy.cc add_tablets_in_dc, per tablet and DC: racks
+//   sorted by name, those without a replica of the tablet first, rotated by tablet id % racks and
+//   visited round-robin; in a rack the node with the lowest average shard load (ties broken at
+//   random: a seeded stream here); on it the least-loaded shard (load_sketch::next_shard); a node
+//   never holds two replicas of a tablet. Replicas are kept in allocation order (the v1 payload).
+// Hand-written: no library models ScyllaDB's allocator.
+#pragma once
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "sim/cluster/murmur3.hpp"
+#include "sim/cluster/topology.hpp"
+#include "sim/core/rng.hpp"
+
+namespace lbsim {
+
+struct TabletOptions {
+  std::optional<std::uint64_t> initial;                     // deprecated keyspace 'initial'
+  std::optional<std::uint64_t> min_tablet_count;
+  std::optional<double> min_per_shard_tablet_count;
+  double initial_scale_factor = 10;                         // tablets_initial_scale_factor
+  double tablets_per_shard_goal = 100;
+};
+
+// Per DC: shards in the DC (sum over its nodes) and the DC's replication factor.
+struct DcShards {
+  std::uint64_t shards = 0;
+  int rf = 0;
+};
+
+// The tablet count of a new table (a power of two, at least 1).
+std::uint64_t tablet_count(const TabletOptions& o, std::span<const DcShards> dcs);
+
+// log2 of a power of two N.
+int tablet_log2(std::uint64_t count);
+inline std::uint64_t tablet_index(Token t, int log2_count) {
+  const std::uint64_t u = static_cast<std::uint64_t>(t) + (std::uint64_t{1} << 63);
+  return log2_count == 0 ? 0 : u >> (64 - log2_count);
+}
+Token tablet_last_token(std::uint64_t index, int log2_count);
+
+struct TabletReplica {
+  NodeId host = 0;
+  std::uint32_t shard = 0;
+  bool operator==(const TabletReplica&) const = default;
+};
+
+// A table's tablet map: count, and for each tablet its replicas (allocation order).
+class TabletMap {
+ public:
+  // Places `count` tablets on the topology with `shards[node]` shards per node and the per-DC RF
+  // (`rf[dc index]`); `rng` breaks ties between equally loaded nodes.
+  static TabletMap allocate(const Topology& topo, std::span<const std::uint32_t> shards,
+                            std::span<const int> rf, std::uint64_t count, Rng rng);
+
+  std::uint64_t count() const { return count_; }
+  int log2_count() const { return log2_; }
+  std::size_t replicas_per_tablet() const { return stride_; }
+  std::span<const TabletReplica> replicas(std::uint64_t tablet) const {
+    return {replicas_.data() + tablet * stride_, stride_};
+  }
+  std::span<const TabletReplica> replicas_of(Token t) const { return replicas(tablet_index(t, log2_)); }
+
+ private:
+  std::uint64_t count_ = 1;
+  int log2_ = 0;
+  std::size_t stride_ = 0;
+  std::vector<TabletReplica> replicas_;  // tablet-major
+};
+
+}  // namespace lbsim
