@@ -3,6 +3,7 @@
 #include <filesystem>
 
 #include "sim/config/cluster_config.hpp"
+#include "sim/config/scenario_parts.hpp"
 
 
 namespace lbsim {
@@ -17,10 +18,12 @@ RingInput load_ring_input(const std::string& file) {
       // Only the topology and keyspace of a scenario matter here; the scenario parser checks the rest.
       const jsonin::Json null;
       const jsonin::Json& ks = doc.contains("keyspace") ? doc["keyspace"] : null;
-      const Rng root(doc.contains("seed") && doc["seed"].is_number_unsigned() ? doc["seed"].get<std::uint64_t>() : 0);
+      // The scenario's default seed when it has none (the same ring as `lbsim run`).
+      const Rng root(doc.contains("seed") && doc["seed"].is_number_unsigned() ? doc["seed"].get<std::uint64_t>()
+                                                                              : kDefaultScenarioSeed);
       auto spec = parse_cluster_topology(doc["cluster"], "/cluster", ks, "/keyspace",
                                          std::filesystem::path(file).parent_path().string(), root,
-                                         {"shards", "discipline", "service", "speed", "node_overrides"});
+                                         scenario_detail::node_model_keys());
       in.name = doc.contains("name") && doc["name"].is_string() ? doc["name"].get<std::string>() : file;
       in.sharding = spec.sharding;
       in.warnings = spec.warnings;

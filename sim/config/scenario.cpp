@@ -105,7 +105,8 @@ Scenario scenario_from_json(Json doc, const std::string& file, const std::string
       sc.name[0] == '.')
     jsonin::fail("/name", "'" + sc.name + "' must use only letters, digits, '.', '_' and '-' (it names the results folder)");
   sc.description = o.str("description", "");
-  sc.seed = static_cast<std::uint64_t>(o.integer("seed", 0, std::numeric_limits<std::int64_t>::max(), 1));
+  sc.seed = static_cast<std::uint64_t>(
+      o.integer("seed", 0, std::numeric_limits<std::int64_t>::max(), static_cast<std::int64_t>(kDefaultScenarioSeed)));
 
   const Json null;
   const Json* ks = o.find("keyspace");

@@ -24,6 +24,10 @@
 
 namespace lbsim {
 
+// The seed of a scenario without "seed": it also seeds the token allocation, so every command that
+// builds the ring from a scenario (run, analyze, ring, replicas, plan) must use it.
+inline constexpr std::uint64_t kDefaultScenarioSeed = 1;
+
 struct PolicyEntry {
   std::string name;          // as the report and the results file name use it
   jsonin::Json spec;         // the policy spec (registry format)
