@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "sim/analysis/scenario_model.hpp"
+#include "sim/config/scenario.hpp"
 #include "sim_test_util.hpp"
 
 namespace lbsim {
@@ -59,6 +60,24 @@ TEST(ShardAware, E7NonShardAwareThroughputFollowsTheHopCost) {
     const double hop_share = static_cast<double>(plain.nodes[0].cross_shard_hops) /
                              static_cast<double>(plain.nodes[0].replica_writes);
     EXPECT_NEAR(hop_share, (s - 1.0) / s, 0.02) << "S = " << s;
+  }
+}
+
+TEST(ShardAware, E7HoldsOnAThreeNodeClusterWithRf3WritesAndReads) {
+  // configs/shard-aware.json (3 nodes, RF 3, half LOCAL_ONE reads, half writes to 3 replicas):
+  // every node's work for a request hops at cross_shard_cost x that work, so the cluster follows
+  // the same 1 / (1 + 0.36 (S-1)/S).
+  for (const int s : {4, 8}) {
+    auto load = [&](const std::string& conn) {
+      return run_first(load_scenario(std::string(LBSIM_SOURCE_DIR) + "/configs/shard-aware.json",
+                                     {"cluster.shards=" + std::to_string(s), "client.connections=" + conn,
+                                      "workload.ops=300000"}),
+                       "random");
+    };
+    const double ratio = load("plain").throughput() / load("shard_aware").throughput();
+    const double expected = 1.0 / (1.0 + 0.36 * (s - 1) / s);
+    std::printf("3 nodes, S = %d: plain / shard-aware %.4f (E7 %.4f)\n", s, ratio, expected);
+    EXPECT_NEAR(ratio, expected, 0.03) << "S = " << s;
   }
 }
 

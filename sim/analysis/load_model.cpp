@@ -61,7 +61,9 @@ LoadModel analyze_load(const LoadModelInput& in, const jsonin::Json& policy_spec
     else pooled[c] += busy;
   };
   // A replica work item (probability p) of one request class at t, coordinated by c.
-  auto add_hop = [&](NodeId c, NodeId t, Place arrival, double p, double hop_s) {
+  // The hop costs cross_shard_cost x the node's own work for the request (sim/engine, enqueue_replica).
+  auto add_hop = [&](NodeId c, NodeId t, Place arrival, double p, double replica_s) {
+    const double hop_s = in.cross_shard_cost * (replica_s + (t == c ? in.coordinator_s : 0.0));
     if (arrival == Place::Owner || p == 0 || hop_s == 0) return;
     if (t != c && !in.rpc_on_sender_shard) return;
     if (!per_shard) {  // no per-shard table: a random arrival shard misses the owner (S-1)/S of the time
@@ -90,7 +92,7 @@ LoadModel analyze_load(const LoadModelInput& in, const jsonin::Json& policy_spec
         pc[it.col()] += routed * it.value();
       const double assigned = pc.sum();
       out.no_host += share * (1.0 - assigned);
-      const double hop_s = read ? in.hop_read_s : in.hop_write_s;
+      const double replica_s = read ? in.read_s_unscaled : in.write_s_unscaled;
       for (NodeId c = 0; c < n; ++c) {
         const double p = pc[c] * share;
         if (p == 0) continue;
@@ -108,16 +110,16 @@ LoadModel analyze_load(const LoadModelInput& in, const jsonin::Json& policy_spec
           for (std::size_t i = 0; i < k; ++i) {
             out.nodes[targets[i]].replica_reads += p;
             add_keyed(targets[i], p * in.read_s);
-            add_hop(c, targets[i], in.routed_arrival, p - unrouted, hop_s);
-            add_hop(c, targets[i], in.unrouted_arrival, unrouted, hop_s);
+            add_hop(c, targets[i], in.routed_arrival, p - unrouted, replica_s);
+            add_hop(c, targets[i], in.unrouted_arrival, unrouted, replica_s);
           }
         } else {
           for (NodeId t : replicas) {
             if (!up(t)) continue;
             out.nodes[t].replica_writes += p;
             add_keyed(t, p * in.write_s);
-            add_hop(c, t, in.routed_arrival, p - unrouted, hop_s);
-            add_hop(c, t, in.unrouted_arrival, unrouted, hop_s);
+            add_hop(c, t, in.routed_arrival, p - unrouted, replica_s);
+            add_hop(c, t, in.unrouted_arrival, unrouted, replica_s);
           }
         }
       }

@@ -61,8 +61,9 @@ ScenarioModel analyze_scenario(const Scenario& sc) {
     for (std::uint32_t i = 0; i < k; ++i) in.pool_weight[i % sc.nodes.shards] += 1.0 / k;
   }
   if (cs.connections != Connections::None) {
-    in.hop_read_s = sc.nodes.cross_shard_cost * (in.coordinator_s + sc.nodes.read.mean_ns * 1e-9);
-    in.hop_write_s = sc.nodes.cross_shard_cost * (in.coordinator_s + sc.nodes.write.mean_ns * 1e-9);
+    in.cross_shard_cost = sc.nodes.cross_shard_cost;
+    in.read_s_unscaled = sc.nodes.read.mean_ns * 1e-9;
+    in.write_s_unscaled = sc.nodes.write.mean_ns * 1e-9;
     in.rpc_on_sender_shard = sc.nodes.rpc_on_sender_shard;
     out.notes.push_back(cs.connections == Connections::Plain
                             ? "plain connections: coordinator work spread over the pool's shards as the least-busy "

@@ -27,8 +27,9 @@ struct NodeModelSpec {
   std::vector<double> speed;  // per node (NodeId order), 1 = nominal; service time / speed
   // Cross-shard hops (per_shard only; ../shared/docs/tablets-shard-aware.md section 4). Replica
   // work arriving on a shard that does not own its token is handed to the owner: extra CPU of
-  // cross_shard_cost x (mean coordinator + mean replica work of its kind), half on the arrival
-  // shard and half on the owner, and cross_shard_latency between the two. Measured: ScyllaDB
+  // cross_shard_cost x the node's mean work for the request (its replica work, plus the
+  // coordinator work on the coordinator), half on the arrival shard and half on the owner, and
+  // cross_shard_latency between the two. Measured: ScyllaDB
   // commit b26923c1a4 (perf-simple-query, +26-33 % cycles over all non-shard-aware operations, of
   // which (S-1)/S hop: about +36 % per hopped operation).
   double cross_shard_cost = 0.36;

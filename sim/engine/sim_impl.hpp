@@ -218,7 +218,6 @@ struct Simulation::Impl {
   std::vector<std::uint64_t> busy_rejections_;  // per host
   std::vector<ShardCounts> shard_counts_;       // node-major, per_shard only
   std::vector<std::uint64_t> node_hops_;        // hopped replica work items per node
-  double hop_ns_[2] = {0, 0};                   // hop CPU by kind (read, write)
   std::vector<std::uint64_t> conn_requests_start_;
   std::vector<ShardCounts> shard_counts_start_;
   std::vector<std::uint64_t> busy_rejections_start_, node_hops_start_;

@@ -164,7 +164,10 @@ void Simulation::Impl::enqueue_replica(std::uint32_t job, NodeId r, SimTime now)
   // answer from it.
   const SimTime deadline = sc_.timeouts.shed_expired ? c.deadline : kNoDeadline;
   NodeCounters& k = nodes_.counters(r);
-  const double hop = hop_ns_[read ? 0 : 1];
+  // The hop costs cross_shard_cost x the node's own work for the request: the replica work, plus
+  // the coordinator work when this node coordinates it.
+  const double hop = sc_.nodes.cross_shard_cost * ((read ? sc_.nodes.read : sc_.nodes.write).mean_ns +
+                                                   (r == c.node ? sc_.nodes.coordinator.mean_ns : 0.0));
   if (j.arrival != j.owner && !j.hopped) {
     // The arrival shard's half of the hop; the owner takes over when it is done (on_hop_done).
     j.epoch = nodes_.epoch(r);

@@ -99,9 +99,6 @@ Simulation::Impl::Impl(const Scenario& sc, const PolicyEntry& entry, std::unique
   busy_rejections_.assign(n_, 0);
   node_hops_.assign(n_, 0);
   if (per_shard && shards_ > 1) shard_counts_.assign(n_ * shards_, {});
-  const double coord_ns = sc.nodes.coordinator.mean_ns;
-  hop_ns_[0] = sc.nodes.cross_shard_cost * (coord_ns + sc.nodes.read.mean_ns);
-  hop_ns_[1] = sc.nodes.cross_shard_cost * (coord_ns + sc.nodes.write.mean_ns);
 
   policy_->init(view_, policy_rng_);
   exact_in_flight_ = policy_->reads_in_flight();
