@@ -90,7 +90,7 @@ int run_plan(const std::vector<std::string>& args) {
       "cl", po::value<std::string>()->default_value("LOCAL_ONE"), "consistency level")(
       "down", po::value<std::string>()->default_value(""), "comma-separated node ids the driver sees down")(
       "state", po::value<std::string>(), "per-host feedback state (JSON, see lbsim plan --help)")(
-      "seed", po::value<std::uint64_t>()->default_value(1), "seed of the policy's random streams")(
+      "seed", po::value<std::int64_t>()->default_value(1), "seed of the policy's random streams")(
       "json", po::bool_switch(), "print {\"token\", \"replicas\", \"plans\"} as JSON");
   po::positional_options_description pos;
   pos.add("file", 1);
@@ -135,7 +135,7 @@ int run_plan(const std::vector<std::string>& args) {
     throw e.in_file(spec_text);
   }
   policy::ClusterView view(topo);
-  const Rng root(vm["seed"].as<std::uint64_t>());
+  const Rng root(static_cast<std::uint64_t>(int_option(vm, "seed", 0, INT64_MAX)));
   Rng init_rng = root.fork("policy-init");
   p->init(view, init_rng);
   for (const auto& id : split_ids(vm["down"].as<std::string>())) {

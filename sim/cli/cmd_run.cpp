@@ -109,9 +109,9 @@ int run_run(const std::vector<std::string>& args) {
   po::options_description opts("options");
   opts.add_options()("scenario", po::value<std::string>()->required(), "scenario file (JSON), e.g. configs/default.json")(
       "policy", po::value<std::vector<std::string>>()->composing(), "run only this policy (by its name; repeatable)")(
-      "seed", po::value<std::uint64_t>(), "simulation seed (default: the scenario's \"seed\"; the ring keeps the scenario's)")(
-      "seeds", po::value<std::size_t>()->default_value(1), "replicate seeds per policy (seed, seed+1, ...), run in parallel")(
-      "threads", po::value<unsigned>()->default_value(std::max(1u, std::thread::hardware_concurrency())),
+      "seed", po::value<std::int64_t>(), "simulation seed (default: the scenario's \"seed\"; the ring keeps the scenario's)")(
+      "seeds", po::value<std::int64_t>()->default_value(1), "replicate seeds per policy (seed, seed+1, ...), run in parallel")(
+      "threads", po::value<std::int64_t>()->default_value(std::max(1u, std::thread::hardware_concurrency())),
       "parallel runs with --seeds (the results do not depend on it)")(
       "set", po::value<std::vector<std::string>>()->composing(),
       "patch the scenario before validation: PATH=VALUE, e.g. client.threads=64 (repeatable)")(
@@ -129,9 +129,9 @@ int run_run(const std::vector<std::string>& args) {
   const std::atomic<bool>& interrupted = install_interrupt_handler();
   const std::vector<std::string> sets = vm.count("set") ? vm["set"].as<std::vector<std::string>>() : std::vector<std::string>{};
   const Scenario sc = load_scenario(vm["scenario"].as<std::string>(), sets);
-  const std::uint64_t seed = vm.count("seed") ? vm["seed"].as<std::uint64_t>() : sc.seed;
-  const std::size_t k = vm["seeds"].as<std::size_t>();
-  if (k == 0 || k > 10000) throw ConfigError("--seeds", fmt::format("must be in [1, 10000], got {}", k));
+  const std::uint64_t seed = vm.count("seed") ? static_cast<std::uint64_t>(int_option(vm, "seed", 0, INT64_MAX)) : sc.seed;
+  const auto k = static_cast<std::size_t>(int_option(vm, "seeds", 1, 10000));
+  const auto threads = static_cast<unsigned>(int_option(vm, "threads", 1, 4096));
   const bool json = vm["json"].as<bool>();
   const bool quiet = vm["quiet"].as<bool>();
   const std::vector<const PolicyEntry*> chosen = chosen_policies(sc, vm);
@@ -142,7 +142,7 @@ int run_run(const std::vector<std::string>& args) {
       choose_out_dir((fs::path(vm["out"].as<std::string>()) / sc.name).string(), vm["force"].as<bool>(), false, note,
                      /*resumable=*/false);
   if (!note.empty()) std::cerr << "lbsim run: " << note << "\n";
-  if (k > 1) return run_replicates(sc, chosen, seed, k, dir, vm["threads"].as<unsigned>(), json, interrupted);
+  if (k > 1) return run_replicates(sc, chosen, seed, k, dir, threads, json, interrupted);
 
   const ScenarioModel model = analyze_scenario(sc);
   const bool tty = isatty(fileno(stderr)) != 0 && !json;

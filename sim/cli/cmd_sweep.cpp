@@ -23,12 +23,12 @@ int run_sweep(const std::vector<std::string>& args) {
   po::options_description opts("options");
   opts.add_options()("scenario", po::value<std::string>()->required(), "scenario file (JSON)")(
       "set", po::value<std::vector<std::string>>()->required(), "PATH=V1,V2,...: a grid axis (repeatable)")(
-      "seeds", po::value<std::size_t>()->default_value(1), "replicate seeds per point and policy")(
-      "seed", po::value<std::uint64_t>(), "first seed (default: the scenario's)")(
+      "seeds", po::value<std::int64_t>()->default_value(1), "replicate seeds per point and policy")(
+      "seed", po::value<std::int64_t>(), "first seed (default: the scenario's)")(
       "policy", po::value<std::vector<std::string>>(), "only these policies (repeatable)")(
       "out", po::value<std::string>(), "output folder (default: results/<scenario>/sweep)")(
       "shard", po::value<std::string>(), "I/N: run only the I-th of N deterministic slices of the grid")(
-      "threads", po::value<unsigned>()->default_value(std::max(1u, std::thread::hardware_concurrency())),
+      "threads", po::value<std::int64_t>()->default_value(std::max(1u, std::thread::hardware_concurrency())),
       "parallel runs (results do not depend on it)")(
       "resume", po::bool_switch(), "keep finished runs found in the output folder, run only the missing ones")(
       "force", po::bool_switch(), "write into an existing output folder, overwriting its reports")(
@@ -42,8 +42,7 @@ int run_sweep(const std::vector<std::string>& args) {
   // From here on Ctrl-C / SIGTERM only sets a flag: nothing starts after it, nothing is half-written.
   const std::atomic<bool>& interrupted = install_interrupt_handler();
   const std::string file = vm["scenario"].as<std::string>();
-  const std::size_t k = vm["seeds"].as<std::size_t>();
-  if (k == 0 || k > 10000) throw ConfigError("--seeds", fmt::format("must be in [1, 10000], got {}", k));
+  const auto k = static_cast<std::size_t>(int_option(vm, "seeds", 1, 10000));
   std::vector<GridAxis> axes;
   for (const auto& s : vm["set"].as<std::vector<std::string>>()) axes.push_back(parse_axis(s));
   const Scenario base = load_scenario(file);
@@ -61,7 +60,7 @@ int run_sweep(const std::vector<std::string>& args) {
   h.scenario_hash = base.hash;
   h.axes = axes;
   h.grid_points = points.size();
-  h.seeds = replicate_seeds(vm.count("seed") ? vm["seed"].as<std::uint64_t>() : base.seed, k);
+  h.seeds = replicate_seeds(vm.count("seed") ? static_cast<std::uint64_t>(int_option(vm, "seed", 0, INT64_MAX)) : base.seed, k);
   if (vm.count("policy")) {
     for (const auto& name : vm["policy"].as<std::vector<std::string>>()) {
       if (!base.find_policy(name)) {
@@ -93,7 +92,7 @@ int run_sweep(const std::vector<std::string>& args) {
       }
   }
   BatchOptions bo;
-  bo.threads = vm["threads"].as<unsigned>();
+  bo.threads = static_cast<unsigned>(int_option(vm, "threads", 1, 4096));
   bo.resume = vm["resume"].as<bool>();
   bo.cancel = &interrupted;
   std::size_t done = 0;

@@ -2,6 +2,7 @@
 // A command returns its exit code. It throws ConfigError for bad input (main prints it and exits
 // with 2) and IoError for output failures (exit 1). Options are parsed with Boost.Program_options.
 #pragma once
+#include <cstdint>
 #include <functional>
 #include <string>
 #include <vector>
@@ -26,6 +27,10 @@ namespace po = boost::program_options;
 bool parse_options(const std::string& command, const std::string& usage, const std::vector<std::string>& args,
                    po::options_description& opts, const po::positional_options_description& positional,
                    po::variables_map& vm);
+
+// An integer option declared as po::value<std::int64_t> (so that "-2" is read as -2, not wrapped
+// into a huge unsigned number), checked against [lo, hi]: a ConfigError naming the option otherwise.
+std::int64_t int_option(const po::variables_map& vm, const char* name, std::int64_t lo, std::int64_t hi);
 
 }  // namespace lbsim::cli
 

@@ -38,6 +38,12 @@ const std::vector<Command>& commands() {
   return r;
 }
 
+std::int64_t int_option(const po::variables_map& vm, const char* name, std::int64_t lo, std::int64_t hi) {
+  const std::int64_t v = vm[name].as<std::int64_t>();
+  if (v < lo || v > hi) throw ConfigError(std::string("--") + name, fmt::format("must be in [{}, {}], got {}", lo, hi, v));
+  return v;
+}
+
 bool parse_options(const std::string& command, const std::string& usage, const std::vector<std::string>& args,
                    po::options_description& opts, const po::positional_options_description& positional,
                    po::variables_map& vm) {
