@@ -37,6 +37,29 @@ std::vector<std::string> Registry::names() const {
   return out;
 }
 
+std::string canonical_type(const std::string& type) {
+  const auto& reg = Registry::instance();
+  if (reg.find(type)) return type;
+  if (type == "BasicLoadBalancingPolicy") return "Basic4x";
+  if (type == "DefaultLoadBalancingPolicy") return "Default4x";
+  const std::string suffix = "Policy";
+  if (type.size() > suffix.size() && type.compare(type.size() - suffix.size(), suffix.size(), suffix) == 0) {
+    const std::string base = type.substr(0, type.size() - suffix.size());
+    if (reg.find(base)) return base;
+  }
+  return "";
+}
+
+jsonin::Json canonical_spec(jsonin::Json spec) {
+  if (!spec.is_object()) return spec;
+  if (const auto t = spec.find("type"); t != spec.end() && t->is_string()) {
+    const std::string c = canonical_type(t->get<std::string>());
+    if (!c.empty()) *t = c;
+  }
+  if (const auto c = spec.find("child"); c != spec.end()) *c = canonical_spec(*c);
+  return spec;
+}
+
 std::unique_ptr<Policy> make_policy(const jsonin::Json& spec, const std::string& path, const BuildContext& ctx) {
   const auto& reg = Registry::instance();
   if (!spec.is_object())
@@ -47,10 +70,13 @@ std::unique_ptr<Policy> make_policy(const jsonin::Json& spec, const std::string&
     jsonin::fail(jsonin::key_path(path, "type"),
                  "required field is missing; valid: " + jsonin::join(reg.names()));
   const std::string type = jsonin::as_string(*t, jsonin::key_path(path, "type"));
-  const PolicyInfo* info = reg.find(type);
+  const PolicyInfo* info = reg.find(canonical_type(type));
   if (info == nullptr)
     jsonin::fail(jsonin::key_path(path, "type"),
-                 fmt::format("unknown policy type '{}'; valid: {}", type, jsonin::join(reg.names())));
+                 fmt::format("unknown policy type '{}'; valid: {} (or the drivers' class names, such as "
+                             "DCAwareRoundRobinPolicy or DefaultLoadBalancingPolicy)",
+                             type, jsonin::join(reg.names())));
+  if (info->type != type) return make_policy(canonical_spec(spec), path, ctx);
   return info->make(spec, path, ctx);
 }
 
@@ -60,7 +86,7 @@ std::unique_ptr<Policy> make_child_policy(const jsonin::Json& spec, const std::s
   for (const jsonin::Json* cur = &spec; cur->is_object();) {
     const auto t = cur->find("type");
     if (t == cur->end() || !t->is_string()) break;
-    const std::string type = t->get<std::string>();
+    const std::string type = canonical_type(t->get<std::string>());
     if (type == "Basic4x" || type == "Default4x")
       jsonin::fail(jsonin::key_path(p, "type"),
                    fmt::format("{} (Java driver 3.x) cannot wrap {} (Java driver 4.x): the 4.x policies are token-aware "

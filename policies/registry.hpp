@@ -46,6 +46,14 @@ class Registry {
   std::vector<PolicyInfo> infos_;
 };
 
+// The registered type named by `type`, also under the drivers' class names: "<Type>Policy" for the
+// 3.x policies (DCAwareRoundRobinPolicy, TokenAwarePolicy, ...) and the 4.x
+// BasicLoadBalancingPolicy / DefaultLoadBalancingPolicy for Basic4x / Default4x. Unknown: "".
+std::string canonical_type(const std::string& type);
+// The spec with every "type" (the policy's and its children's) replaced by its registered name, so
+// that later readers (the analytic model, reports) see one spelling. Other values are untouched.
+jsonin::Json canonical_spec(jsonin::Json spec);
+
 // Builds a policy from its spec; `path` is the spec's JSON path for messages.
 std::unique_ptr<Policy> make_policy(const jsonin::Json& spec, const std::string& path, const BuildContext& ctx);
 // The child of a wrapper policy (`parent` is the wrapper's type). Refuses what the drivers would

@@ -22,7 +22,30 @@ std::string error_of(const std::string& spec, const Topology* topo = nullptr) {
 TEST(PolicyConfig, UnknownTypeNamesThePathAndListsEveryType) {
   EXPECT_EQ(error_of(R"({"type":"RANDON"})"),
             "/policies/0/type: unknown policy type 'RANDON'; valid: Basic4x, DCAwareRoundRobin, Default4x, "
-            "LatencyAware, RackAwareRoundRobin, RandomTwoChoice, RoundRobin, TokenAware");
+            "LatencyAware, RackAwareRoundRobin, RandomTwoChoice, RoundRobin, TokenAware (or the drivers' class names, "
+            "such as DCAwareRoundRobinPolicy or DefaultLoadBalancingPolicy)");
+}
+
+TEST(PolicyConfig, TheDriversClassNamesAreAliases) {
+  EXPECT_EQ(canonical_type("DCAwareRoundRobinPolicy"), "DCAwareRoundRobin");
+  EXPECT_EQ(canonical_type("TokenAwarePolicy"), "TokenAware");
+  EXPECT_EQ(canonical_type("RandomTwoChoicePolicy"), "RandomTwoChoice");
+  EXPECT_EQ(canonical_type("DefaultLoadBalancingPolicy"), "Default4x");
+  EXPECT_EQ(canonical_type("BasicLoadBalancingPolicy"), "Basic4x");
+  EXPECT_EQ(canonical_type("TokenAware"), "TokenAware");
+  EXPECT_EQ(canonical_type("Policy"), "");
+  EXPECT_EQ(canonical_type("RANDONPolicy"), "");
+  // A spec with aliases builds and is canonicalised throughout, children included.
+  const auto spec = nlohmann::json::parse(
+      R"({"type":"TokenAwarePolicy","ordering":"RANDOM","child":{"type":"DCAwareRoundRobinPolicy","local_dc":"dc1"}})");
+  EXPECT_EQ(error_of(spec.dump()), "no error");
+  const auto c = canonical_spec(spec);
+  EXPECT_EQ(c["type"], "TokenAware");
+  EXPECT_EQ(c["child"]["type"], "DCAwareRoundRobin");
+  EXPECT_EQ(c["ordering"], "RANDOM");
+  // The 3.x-wraps-4.x rule sees through the alias.
+  EXPECT_NE(error_of(R"({"type":"TokenAware","child":{"type":"DefaultLoadBalancingPolicy"}})").find("cannot wrap Default4x"),
+            std::string::npos);
 }
 
 TEST(PolicyConfig, MissingTypeAndNonObjectSpecsAreErrors) {

@@ -178,6 +178,14 @@ TEST(ScenarioValidation, EveryErrorNamesThePathAndTheValidValues) {
   }
 }
 
+TEST(ScenarioValidation, ConsistencyLevelsAreCaseInsensitive) {
+  Json d = testing::cluster_doc();
+  set(d, "workload.consistency={\"read\": \"local_one\", \"write\": \"Local_Quorum\"}");
+  const Scenario sc = scenario_from_json(d, "test", ".");
+  EXPECT_EQ(sc.workload.read_cl, ConsistencyLevel::LocalOne);
+  EXPECT_EQ(sc.workload.write_cl, ConsistencyLevel::LocalQuorum);
+}
+
 TEST(ScenarioValidation, SetRejectsPathsThatDoNotExist) {
   Json d = testing::cluster_doc();
   EXPECT_THROW(apply_set(d, "clientt.threads=3"), ConfigError);

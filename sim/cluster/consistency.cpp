@@ -26,9 +26,15 @@ std::string_view to_string(ConsistencyLevel cl) {
   return "?";
 }
 
+// Case-insensitive: "local_one" is LOCAL_ONE, as the drivers' enum lookups accept either case.
 std::optional<ConsistencyLevel> parse_consistency(std::string_view name) {
-  for (const auto& [n, v] : kNames)
-    if (n == name) return v;
+  for (const auto& [n, v] : kNames) {
+    if (n.size() != name.size()) continue;
+    bool same = true;
+    for (std::size_t i = 0; i < n.size() && same; ++i)
+      same = n[i] == (name[i] >= 'a' && name[i] <= 'z' ? static_cast<char>(name[i] - 'a' + 'A') : name[i]);
+    if (same) return v;
+  }
   return std::nullopt;
 }
 

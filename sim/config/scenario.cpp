@@ -180,7 +180,7 @@ Scenario scenario_from_json(Json doc, const std::string& file, const std::string
       jsonin::fail(po.path_of("name"), "'" + e.name + "' must use only letters, digits, '.', '_' and '-' (it names the "
                                        "report file)");
     if (!names.insert(e.name).second) jsonin::fail(po.path_of("name"), "duplicate policy name '" + e.name + "'");
-    e.spec = po.at("policy");
+    e.spec = policy::canonical_spec(po.at("policy"));  // the drivers' class names are aliases
     e.path = po.path_of("policy");
     check_local_dcs(e.spec, e.path, topo);
     (void)policy::make_policy(e.spec, e.path, ctx);  // validates the spec
