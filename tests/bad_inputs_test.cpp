@@ -27,7 +27,7 @@ namespace fs = std::filesystem;
 
 const fs::path kDir = fs::path(LBSIM_SOURCE_DIR) / "tests" / "bad_inputs";
 
-struct Case {
+struct BadInputCase {
   std::string name;  // NNN-name
   std::string cmd;   // arguments after "lbsim"
   std::string message;
@@ -36,11 +36,11 @@ struct Case {
 
 using ::lbsim::testing_files::slurp;
 
-std::vector<Case> load_cases() {
-  std::vector<Case> out;
+std::vector<BadInputCase> load_cases() {
+  std::vector<BadInputCase> out;
   for (const auto& e : fs::directory_iterator(kDir)) {
     if (e.path().extension() != ".expect") continue;
-    Case c;
+    BadInputCase c;
     c.name = e.path().stem().string();
     std::istringstream in(slurp(e.path()));
     for (std::string line; std::getline(in, line);) {
@@ -53,14 +53,14 @@ std::vector<Case> load_cases() {
     }
     out.push_back(c);
   }
-  std::sort(out.begin(), out.end(), [](const Case& a, const Case& b) { return a.name < b.name; });
+  std::sort(out.begin(), out.end(), [](const BadInputCase& a, const BadInputCase& b) { return a.name < b.name; });
   return out;
 }
 
-class BadInput : public ::testing::TestWithParam<Case> {};
+class BadInput : public ::testing::TestWithParam<BadInputCase> {};
 
 TEST_P(BadInput, ExitsWithCodeAndMessageAndWritesNothing) {
-  const Case& c = GetParam();
+  const BadInputCase& c = GetParam();
   ASSERT_FALSE(c.cmd.empty()) << c.name << ".expect has no cmd";
   ASSERT_FALSE(c.message.empty()) << c.name << ".expect has no message";
   ASSERT_EQ(c.exit_code, 2) << c.name << ": every bad input must exit with 2";
@@ -86,7 +86,7 @@ TEST_P(BadInput, ExitsWithCodeAndMessageAndWritesNothing) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Table, BadInput, ::testing::ValuesIn(load_cases()),
-                         [](const ::testing::TestParamInfo<Case>& p) {
+                         [](const ::testing::TestParamInfo<BadInputCase>& p) {
                            std::string n = "c" + p.param.name;
                            std::replace(n.begin(), n.end(), '-', '_');
                            return n;

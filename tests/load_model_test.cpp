@@ -30,7 +30,7 @@ Topology two_dcs() {
   return Topology::build(nodes);
 }
 
-struct Case {
+struct ModelCase {
   std::string spec;
   std::vector<NodeId> down;
   std::size_t period;  // lcm of the child's live list lengths
@@ -46,7 +46,7 @@ TEST(LoadModel, DeterministicOrderingsMatchThePolicyCodeOverOneRotationPeriod) {
   auto ta = [](const std::string& ordering, const std::string& child) {
     return R"({"type":"TokenAware","ordering":")" + ordering + R"(","child":)" + child + "}";
   };
-  const std::vector<Case> cases{
+  const std::vector<ModelCase> cases{
       {ta("NEUTRAL", dc), {}, 6},
       {ta("NEUTRAL", dc), {1}, 5},
       {ta("NEUTRAL", dc), {0, 3}, 4},  // the whole local rack r0 down

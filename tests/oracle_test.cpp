@@ -42,7 +42,7 @@ std::string run(const std::string& cmd) {
   return out;
 }
 
-struct Case {
+struct OracleCase {
   int seed;
   std::string nodes_per_dc, racks_per_dc, rf;
   int tokens;
@@ -59,7 +59,7 @@ TEST(Oracle, LbsimAgreesWithThePythonDriverOnRandomTopologies) {
   ASSERT_TRUE(fs::exists("/usr/bin/python3")) << "the oracle needs Debian's python3 and python3-cassandra";
   ASSERT_EQ(std::system("/usr/bin/python3 -c 'import cassandra.metadata' 2>/dev/null"), 0)
       << "python3-cassandra is missing: run scripts/deps.sh (the README's test command does)";
-  const std::vector<Case> cases{
+  const std::vector<OracleCase> cases{
       {1, "5", "1", "3", 1, true},          {2, "6", "3", "dc1:3", 1, false},
       {3, "8", "2", "dc1:4", 16, false},     {4, "9", "3", "dc1:5", 16, false},
       {5, "4,3", "2,1", "dc1:3,dc2:2", 8, false}, {6, "5,4,3", "3,2,4", "dc1:3,dc2:2,dc3:4", 32, false},

@@ -13,7 +13,7 @@ namespace {
 
 using jsonin::Json;
 
-struct Case {
+struct ValidationCase {
   const char* name;
   std::function<void(Json&)> patch;
   std::vector<std::string> expect;  // substrings of the message
@@ -34,8 +34,8 @@ Json two_dcs() {
   return d;
 }
 
-const std::vector<Case>& cases() {
-  static const std::vector<Case> c = {
+const std::vector<ValidationCase>& cases() {
+  static const std::vector<ValidationCase> c = {
       {"unknown top-level key", [](Json& d) { d["polices"] = Json::array(); }, {"polices"}},
       {"missing workload", [](Json& d) { d.erase("workload"); }, {"/workload", "missing"}},
       {"bad scenario name", [](Json& d) { set(d, "name=\"a/b\""); }, {"/name"}},
@@ -165,7 +165,7 @@ TEST(ScenarioValidation, TheBaseScenarioIsValid) {
 }
 
 TEST(ScenarioValidation, EveryErrorNamesThePathAndTheValidValues) {
-  for (const Case& c : cases()) {
+  for (const ValidationCase& c : cases()) {
     Json d = testing::cluster_doc();
     try {
       c.patch(d);

@@ -2,6 +2,8 @@
 // simulating: expected coordinator and replica shares per node and the saturation bound.
 #include <iostream>
 
+#include <fmt/format.h>
+
 #include "sim/analysis/scenario_model.hpp"
 #include "sim/cli/command.hpp"
 
@@ -18,6 +20,7 @@ int run_analyze(const std::vector<std::string>& args) {
   po::variables_map vm;
   if (!parse_options("analyze", "SCENARIO [--json] [--set PATH=VALUE ...]", args, opts, pos, vm)) return 0;
   const Scenario sc = load_scenario(vm["scenario"].as<std::string>(), vm["set"].as<std::vector<std::string>>());
+  for (const auto& w : sc.warnings) fmt::print(stderr, "lbsim analyze: warning: {}\n", w);
   const ScenarioModel m = analyze_scenario(sc);
   if (vm["json"].as<bool>()) std::cout << scenario_model_json(sc, m).dump(1) << "\n";
   else std::cout << scenario_model_text(sc, m);

@@ -129,6 +129,8 @@ int run_run(const std::vector<std::string>& args) {
   const std::atomic<bool>& interrupted = install_interrupt_handler();
   const std::vector<std::string> sets = vm.count("set") ? vm["set"].as<std::vector<std::string>>() : std::vector<std::string>{};
   const Scenario sc = load_scenario(vm["scenario"].as<std::string>(), sets);
+  // Scenario warnings go to stderr whatever the output mode (--quiet and --json included).
+  for (const auto& w : sc.warnings) fmt::print(stderr, "lbsim run: warning: {}\n", w);
   const std::uint64_t seed = vm.count("seed") ? static_cast<std::uint64_t>(int_option(vm, "seed", 0, INT64_MAX)) : sc.seed;
   const auto k = static_cast<std::size_t>(int_option(vm, "seeds", 1, 10000));
   const auto threads = static_cast<unsigned>(int_option(vm, "threads", 1, 4096));

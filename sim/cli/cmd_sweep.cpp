@@ -46,6 +46,7 @@ int run_sweep(const std::vector<std::string>& args) {
   std::vector<GridAxis> axes;
   for (const auto& s : vm["set"].as<std::vector<std::string>>()) axes.push_back(parse_axis(s));
   const Scenario base = load_scenario(file);
+  for (const auto& w : base.warnings) fmt::print(stderr, "lbsim sweep: warning: {}\n", w);
   const std::vector<GridPoint> points = expand_grid(axes);
   std::optional<Shard> shard;
   if (vm.count("shard")) shard = parse_shard(vm["shard"].as<std::string>());

@@ -117,6 +117,11 @@ Json parse_text(const std::string& text, const std::string& what) {
         msg += "; NaN and Infinity are not valid JSON numbers: give a finite number";
         break;
       }
+    // A document that does not even open with an object or array is probably not JSON at all
+    // (YAML, a properties file): say what lbsim reads.
+    const std::size_t first = text.find_first_not_of(" \t\r\n");
+    if (first != std::string::npos && text[first] != '{' && text[first] != '[')
+      msg += "; lbsim reads JSON documents (an object in braces; scenarios: configs/README.md), not YAML or other formats";
     throw ConfigError(what, fmt::format("not valid JSON (line {}, column {}): {}", line, col, msg));
   } catch (const Json::exception& e) {
     // nlohmann throws out_of_range (not parse_error) for a number that overflows a double (1e400).
