@@ -31,4 +31,21 @@ Imbalance imbalance_of(std::span<const double> load) {
   return out;
 }
 
+RunImbalance run_imbalance(const RunResult& r, const std::string* dc) {
+  std::vector<double> coord, replica;
+  for (const auto& n : r.nodes) {
+    if (dc != nullptr && n.dc != *dc) continue;
+    coord.push_back(static_cast<double>(n.coordinator_ops));
+    replica.push_back(static_cast<double>(n.replica_reads + n.replica_writes));
+  }
+  return {imbalance_of(coord), imbalance_of(replica)};
+}
+
+std::vector<std::string> run_dcs(const RunResult& r) {
+  std::vector<std::string> out;
+  for (const auto& n : r.nodes)
+    if (std::find(out.begin(), out.end(), n.dc) == out.end()) out.push_back(n.dc);
+  return out;
+}
+
 }  // namespace lbsim

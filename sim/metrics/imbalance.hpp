@@ -1,6 +1,10 @@
 // Load imbalance of a per-node load vector (coordinator requests, replica operations).
 #pragma once
 #include <span>
+#include <string>
+#include <vector>
+
+#include "sim/metrics/run_result.hpp"
 
 namespace lbsim {
 
@@ -11,5 +15,14 @@ struct Imbalance {
 };
 
 Imbalance imbalance_of(std::span<const double> load);
+
+// A run's coordinator and replica imbalance over its nodes, or over the nodes of one datacenter
+// (a remote DC that never coordinates would otherwise make every local node look hot).
+struct RunImbalance {
+  Imbalance coordinator, replica;
+};
+RunImbalance run_imbalance(const RunResult& r, const std::string* dc = nullptr);
+// The datacenters of a run's nodes, in node order.
+std::vector<std::string> run_dcs(const RunResult& r);
 
 }  // namespace lbsim

@@ -213,6 +213,17 @@ std::string nodes_section(const std::vector<html::PolicyRuns>& policies) {
                        svg::short_number(num_of(n, "/mean_queue")));
     }
     b += "</tbody></table>";
+    // Imbalance within each datacenter when there are several: a remote DC that never coordinates
+    // makes the all-node figure meaningless for the local nodes.
+    if (r.contains("imbalance_by_dc") && r["imbalance_by_dc"].is_object() && r["imbalance_by_dc"].size() > 1) {
+      b += "<table class=\"imbalance-dc\"><thead><tr><th>datacenter</th><th>coordinator max/mean</th>"
+           "<th>coordinator CoV</th><th>replica max/mean</th><th>replica CoV</th></tr></thead><tbody>";
+      for (const auto& [dc, v] : r["imbalance_by_dc"].items())
+        b += fmt::format("<tr><td>{}</td><td>{:.3f}</td><td>{:.3f}</td><td>{:.3f}</td><td>{:.3f}</td></tr>", escape(dc),
+                         num_of(v, "/coordinator/max_over_mean"), num_of(v, "/coordinator/cov"),
+                         num_of(v, "/replica/max_over_mean"), num_of(v, "/replica/cov"));
+      b += "</tbody></table>";
+    }
   }
   if (b.empty()) return "";
   b += "<p class=\"note\">Utilization and mean queue are time averages over the measurement window. Dropped: work "

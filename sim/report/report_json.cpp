@@ -130,6 +130,12 @@ OJ report_json_stable(const RunResult& r) {
   }
   j["nodes"] = nodes;
   j["imbalance"] = {{"coordinator", imbalance_json(imbalance_of(coord))}, {"replica", imbalance_json(imbalance_of(replica))}};
+  OJ by_dc = OJ::object();
+  for (const auto& dc : run_dcs(r)) {
+    const RunImbalance i = run_imbalance(r, &dc);
+    by_dc[dc] = {{"coordinator", imbalance_json(i.coordinator)}, {"replica", imbalance_json(i.replica)}};
+  }
+  j["imbalance_by_dc"] = by_dc;
   j["client"] = {{"cpu_utilization", round_to(r.client.cpu_utilization, 6)},
                  {"shared_rng_s", round_to(r.client.shared_rng_s, 9)},
                  {"shared_rng_cpu_fraction", round_to(r.client.shared_rng_cpu_fraction, 6)},

@@ -37,12 +37,8 @@ std::string per_op(const RunResult& r, F value) {
 }
 
 std::pair<Imbalance, Imbalance> imbalances(const RunResult& r) {
-  std::vector<double> coord, replica;
-  for (const auto& n : r.nodes) {
-    coord.push_back(static_cast<double>(n.coordinator_ops));
-    replica.push_back(static_cast<double>(n.replica_reads + n.replica_writes));
-  }
-  return {imbalance_of(coord), imbalance_of(replica)};
+  const RunImbalance i = run_imbalance(r);
+  return {i.coordinator, i.replica};
 }
 
 }  // namespace
@@ -115,9 +111,20 @@ void print_node_table(std::ostream& out, const RunResult& r) {
     out << "\n";
   }
   const auto [c, rep] = imbalances(r);
-  out << fmt::format("imbalance    {:>10} {:>8} {:>8}\n", "max/mean", "CoV", "Gini");
-  out << fmt::format("coordinator  {:>10.3f} {:>8.3f} {:>8.3f}\n", c.max_over_mean, c.cov, c.gini);
-  out << fmt::format("replica      {:>10.3f} {:>8.3f} {:>8.3f}\n", rep.max_over_mean, rep.cov, rep.gini);
+  const auto dcs = run_dcs(r);
+  out << fmt::format("imbalance               {:>10} {:>8} {:>8}\n", "max/mean", "CoV", "Gini");
+  const std::string all = dcs.size() > 1 ? " (all nodes)" : "";
+  out << fmt::format("{:<24}{:>10.3f} {:>8.3f} {:>8.3f}\n", "coordinator" + all, c.max_over_mean, c.cov, c.gini);
+  out << fmt::format("{:<24}{:>10.3f} {:>8.3f} {:>8.3f}\n", "replica" + all, rep.max_over_mean, rep.cov, rep.gini);
+  if (dcs.size() > 1) {
+    for (const auto& dc : dcs) {
+      const RunImbalance i = run_imbalance(r, &dc);
+      out << fmt::format("{:<24}{:>10.3f} {:>8.3f} {:>8.3f}\n", "coordinator " + dc, i.coordinator.max_over_mean,
+                         i.coordinator.cov, i.coordinator.gini);
+      out << fmt::format("{:<24}{:>10.3f} {:>8.3f} {:>8.3f}\n", "replica " + dc, i.replica.max_over_mean, i.replica.cov,
+                         i.replica.gini);
+    }
+  }
 }
 
 void print_run(std::ostream& out, const RunResult& r) {
