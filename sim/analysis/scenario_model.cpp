@@ -19,7 +19,9 @@ ScenarioModel analyze_scenario(const Scenario& sc) {
   const Sharding sharding{sc.nodes.shards, sc.nodes.msb_ignore};
   const bool per_shard = sc.nodes.discipline == Discipline::PerShard && sc.nodes.shards > 1 &&
                          sc.ring->size() * sc.nodes.shards <= (std::size_t{4} << 20);
-  if (per_shard) in.shards = sc.nodes.shards;
+  // Shards per node for the per_shard discipline, also when the per-shard table is too large (the
+  // hop estimate then assumes a random arrival shard); the table itself is range_shard_weight.
+  if (sc.nodes.discipline == Discipline::PerShard) in.shards = sc.nodes.shards;
   if (w.trace) {
     // A trace: weight ranges by the recorded operations.
     in.range_weight.assign(sc.ring->size(), 0.0);
