@@ -54,16 +54,21 @@ TabletMap TabletMap::allocate(const Topology& topo, std::span<const std::uint32_
   m.replicas_.reserve(count * stride);
 
   // Racks of each DC sorted by name, and the nodes of each rack.
+  // Only racks with member nodes count (a rack whose nodes have not joined yet is not a rack of
+  // the cluster).
+  std::vector<std::vector<NodeId>> rack_nodes(topo.racks.size());
+  for (NodeId n = 0; n < topo.size(); ++n)
+    if (n < shards.size() && shards[n] > 0) rack_nodes[topo.node_rack[n]].push_back(n);
   std::vector<std::vector<std::uint32_t>> dc_racks(topo.dcs.size());
-  for (std::uint32_t r = 0; r < topo.racks.size(); ++r) dc_racks[topo.rack_dc[r]].push_back(r);
+  for (std::uint32_t r = 0; r < topo.racks.size(); ++r)
+    if (!rack_nodes[r].empty()) dc_racks[topo.rack_dc[r]].push_back(r);
   for (auto& v : dc_racks)
     std::sort(v.begin(), v.end(), [&](std::uint32_t a, std::uint32_t b) { return topo.racks[a] < topo.racks[b]; });
-  std::vector<std::vector<NodeId>> rack_nodes(topo.racks.size());
-  for (NodeId n = 0; n < topo.size(); ++n) rack_nodes[topo.node_rack[n]].push_back(n);
 
   std::vector<std::uint64_t> node_load(topo.size(), 0);
   std::vector<std::vector<std::uint64_t>> shard_load(topo.size());
-  for (NodeId n = 0; n < topo.size(); ++n) shard_load[n].assign(std::max<std::uint32_t>(shards[n], 1), 0);
+  for (NodeId n = 0; n < topo.size(); ++n)
+    shard_load[n].assign(std::max<std::uint32_t>(n < shards.size() ? shards[n] : 0, 1), 0);
   std::vector<std::uint8_t> used(topo.size(), 0);
   std::vector<NodeId> candidates;
 
@@ -105,6 +110,28 @@ TabletMap TabletMap::allocate(const Topology& topo, std::span<const std::uint32_
     for (std::size_t i = first; i < m.replicas_.size(); ++i) used[m.replicas_[i].host] = 0;
   }
   return m;
+}
+
+TabletMap TabletMap::from_replicas(std::uint64_t count, std::size_t stride, std::vector<TabletReplica> replicas) {
+  TabletMap m;
+  m.count_ = count;
+  m.log2_ = tablet_log2(count);
+  if ((std::uint64_t{1} << m.log2_) != count) throw std::invalid_argument("tablet count must be a power of two");
+  if (replicas.size() != count * stride) throw std::invalid_argument("replica list size is not count x stride");
+  m.stride_ = stride;
+  m.replicas_ = std::move(replicas);
+  return m;
+}
+
+bool TabletMap::replace_replica(std::uint64_t tablet, TabletReplica from, TabletReplica to) {
+  for (std::size_t i = 0; i < stride_; ++i) {
+    TabletReplica& r = replicas_[tablet * stride_ + i];
+    if (r == from) {
+      r = to;
+      return true;
+    }
+  }
+  return false;
 }
 
 }  // namespace lbsim

@@ -63,9 +63,12 @@ struct TabletReplica {
 class TabletMap {
  public:
   // Places `count` tablets on the topology with `shards[node]` shards per node and the per-DC RF
-  // (`rf[dc index]`); `rng` breaks ties between equally loaded nodes.
+  // (`rf[dc index]`); `rng` breaks ties between equally loaded nodes. A node with 0 shards is not
+  // a member of the cluster (yet, or any more) and gets no replica.
   static TabletMap allocate(const Topology& topo, std::span<const std::uint32_t> shards,
                             std::span<const int> rf, std::uint64_t count, Rng rng);
+  // A map with explicit replicas (tablet-major, `stride` per tablet); count is a power of two.
+  static TabletMap from_replicas(std::uint64_t count, std::size_t stride, std::vector<TabletReplica> replicas);
 
   std::uint64_t count() const { return count_; }
   int log2_count() const { return log2_; }
@@ -74,6 +77,10 @@ class TabletMap {
     return {replicas_.data() + tablet * stride_, stride_};
   }
   std::span<const TabletReplica> replicas_of(Token t) const { return replicas(tablet_index(t, log2_)); }
+  // A migration's last stage: `from` is replaced in place by `to` (v1 payload order is kept,
+  // SS replace_replica). Returns false when `from` is not a replica of the tablet.
+  bool replace_replica(std::uint64_t tablet, TabletReplica from, TabletReplica to);
+  const std::vector<TabletReplica>& all() const { return replicas_; }
 
  private:
   std::uint64_t count_ = 1;
