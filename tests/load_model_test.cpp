@@ -37,7 +37,7 @@ struct ModelCase {
 };
 
 TEST(LoadModel, DeterministicOrderingsMatchThePolicyCodeOverOneRotationPeriod) {
-  const TokenRing ring(two_dcs(), {StrategyKind::NetworkTopology, 1, {{"dc1", 3}, {"dc2", 2}}});
+  const TokenRing ring(two_dcs(), {StrategyKind::NetworkTopology, 1, {{"dc1", 3}, {"dc2", 2}}, {}});
   const auto& topo = ring.topology();
   const std::string dc = R"({"type":"DCAwareRoundRobin","local_dc":"dc1"})";
   const std::string rack_pre = R"({"type":"RackAwareRoundRobin","local_dc":"dc1","local_rack":"r1"})";
@@ -101,7 +101,7 @@ TEST(LoadModel, DeterministicOrderingsMatchThePolicyCodeOverOneRotationPeriod) {
 }
 
 TEST(LoadModel, RandomOrderingIsUniformOverTheUpLocalReplicas) {
-  const TokenRing ring(two_dcs(), {StrategyKind::NetworkTopology, 1, {{"dc1", 3}, {"dc2", 2}}});
+  const TokenRing ring(two_dcs(), {StrategyKind::NetworkTopology, 1, {{"dc1", 3}, {"dc2", 2}}, {}});
   std::string why;
   const auto rs = routing_spec(nlohmann::json::parse(
                                    R"({"type":"TokenAware","child":{"type":"DCAwareRoundRobin","local_dc":"dc2"}})"),
@@ -125,7 +125,7 @@ TEST(LoadModel, RandomOrderingIsUniformOverTheUpLocalReplicas) {
 }
 
 TEST(LoadModel, AdaptivePoliciesAreMarkedNotModelled) {
-  const TokenRing ring(two_dcs(), {StrategyKind::NetworkTopology, 1, {{"dc1", 3}}});
+  const TokenRing ring(two_dcs(), {StrategyKind::NetworkTopology, 1, {{"dc1", 3}}, {}});
   LoadModelInput in;
   in.ring = &ring;
   in.range_weight.assign(ring.size(), 1.0 / static_cast<double>(ring.size()));
@@ -138,7 +138,7 @@ TEST(LoadModel, AdaptivePoliciesAreMarkedNotModelled) {
 }
 
 TEST(LoadModel, SharesAddUpAndTheBusiestNodeSetsTheBound) {
-  const TokenRing ring(two_dcs(), {StrategyKind::NetworkTopology, 1, {{"dc1", 3}, {"dc2", 2}}});
+  const TokenRing ring(two_dcs(), {StrategyKind::NetworkTopology, 1, {{"dc1", 3}, {"dc2", 2}}, {}});
   KeySpec keys;
   keys.count = 100000;
   LoadModelInput in;
@@ -174,7 +174,7 @@ TEST(LoadModel, SharesAddUpAndTheBusiestNodeSetsTheBound) {
 // replica, so the bound is that shard's capacity (the node's / shards), and unrouted coordinator
 // work spreads over all shards of the coordinators.
 TEST(LoadModel, PerShardBoundIsTheBusiestShards) {
-  const TokenRing ring(two_dcs(), {StrategyKind::Simple, 1, {}});
+  const TokenRing ring(two_dcs(), {StrategyKind::Simple, 1, {}, {}});
   const std::size_t n = ring.topology().size();
   KeySpec one;
   one.count = 1;
@@ -222,7 +222,7 @@ TEST(LoadModel, PerShardBoundIsTheBusiestShards) {
 }
 
 TEST(LoadModel, KeyWeightsFollowTheDistributionsPmf) {
-  const TokenRing ring(two_dcs(), {StrategyKind::Simple, 1, {}});
+  const TokenRing ring(two_dcs(), {StrategyKind::Simple, 1, {}, {}});
   for (KeyDistKind kind : {KeyDistKind::Uniform, KeyDistKind::Gaussian, KeyDistKind::Zipf, KeyDistKind::Exponential,
                            KeyDistKind::Hotspot}) {
     KeySpec k;

@@ -13,9 +13,9 @@
 
 namespace lbsim::policy::testing {
 
-inline Replication simple(int rf) { return {StrategyKind::Simple, rf, {}}; }
+inline Replication simple(int rf) { return {StrategyKind::Simple, rf, {}, {}}; }
 inline Replication nts(std::vector<std::pair<std::string, int>> rf) {
-  return {StrategyKind::NetworkTopology, 1, std::move(rf)};
+  return {StrategyKind::NetworkTopology, 1, std::move(rf), {}};
 }
 
 // J3 ScassandraCluster.getTokensForDC: node i (1-based) of DC d (1-based) with n nodes gets

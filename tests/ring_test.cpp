@@ -14,8 +14,8 @@
 namespace lbsim {
 namespace {
 
-Replication simple(int rf) { return {StrategyKind::Simple, rf, {}}; }
-Replication nts(std::vector<std::pair<std::string, int>> rf) { return {StrategyKind::NetworkTopology, 1, std::move(rf)}; }
+Replication simple(int rf) { return {StrategyKind::Simple, rf, {}, {}}; }
+Replication nts(std::vector<std::pair<std::string, int>> rf) { return {StrategyKind::NetworkTopology, 1, std::move(rf), {}}; }
 
 std::vector<std::string> ids(const TokenRing& r, std::span<const NodeId> s) {
   std::vector<std::string> out;

@@ -7,6 +7,10 @@
 
 namespace lbsim {
 
+namespace {
+constexpr std::uint32_t kNoShard = 0xffffffffu;
+}  // namespace
+
 LoadModel analyze_load(const LoadModelInput& in, const jsonin::Json& policy_spec) {
   const TokenRing& ring = *in.ring;
   const Topology& topo = ring.topology();
@@ -128,8 +132,15 @@ LoadModel analyze_load(const LoadModelInput& in, const jsonin::Json& policy_spec
     // (owner o, arrival a != o, independent) puts half on o with P(o)(1 - q[o]) and half on a
     // with q[a](1 - P(a)).
     for (NodeId h : touched) {
+      // A tablet's replica owns all of its keys on the replica's tablet shard; otherwise (vnodes,
+      // or a coordinator that is no replica) the keys' token shards.
+      std::uint32_t tablet_shard = kNoShard;
+      if (ring.has_tablets())
+        for (std::size_t pos = 0; pos < replicas.size(); ++pos)
+          if (replicas[pos] == h) tablet_shard = ring.replica_shard(r, pos);
       for (std::size_t sh = 0; sh < shards; ++sh) {
-        const double own = in.range_shard_weight[r * shards + sh] / w;
+        const double own = tablet_shard != kNoShard ? (sh == tablet_shard ? 1.0 : 0.0)
+                                                    : in.range_shard_weight[r * shards + sh] / w;
         double busy = keyed[h] * own;
         const double hop = hop_uniform[h] * (own * (1 - uniform[sh]) + uniform[sh] * (1 - own)) +
                            hop_pool[h] * (own * (1 - pool[sh]) + pool[sh] * (1 - own));

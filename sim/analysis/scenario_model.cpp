@@ -12,24 +12,26 @@ ScenarioModel analyze_scenario(const Scenario& sc) {
   ScenarioModel out;
   const Topology& topo = sc.topology();
   LoadModelInput in;
-  in.ring = sc.ring.get();
+  // Tablet keyspaces: the initial tablet map with a warm driver cache (the steady state).
+  const TokenRing& ring = sc.placement();
+  in.ring = &ring;
   const WorkloadSpec& w = sc.workload;
   // per_shard discipline: the bound is per shard, so the weights are kept per range and shard
   // (Scylla's shard of each key's token), unless the table would be too large (over 32 MB).
   const Sharding sharding{sc.nodes.shards, sc.nodes.msb_ignore};
   const bool per_shard = sc.nodes.discipline == Discipline::PerShard && sc.nodes.shards > 1 &&
-                         sc.ring->size() * sc.nodes.shards <= (std::size_t{4} << 20);
+                         ring.size() * sc.nodes.shards <= (std::size_t{4} << 20);
   // Shards per node for the per_shard discipline, also when the per-shard table is too large (the
   // hop estimate then assumes a random arrival shard); the table itself is range_shard_weight.
   if (sc.nodes.discipline == Discipline::PerShard) in.shards = sc.nodes.shards;
   if (w.trace) {
     // A trace: weight ranges by the recorded operations.
-    in.range_weight.assign(sc.ring->size(), 0.0);
-    if (per_shard) in.range_shard_weight.assign(sc.ring->size() * in.shards, 0.0);
+    in.range_weight.assign(ring.size(), 0.0);
+    if (per_shard) in.range_shard_weight.assign(ring.size() * in.shards, 0.0);
     std::size_t reads = 0, unrouted = 0;
     const double each = 1.0 / static_cast<double>(w.trace->size());
     for (const auto& t : *w.trace) {
-      const std::size_t r = sc.ring->range_index(t.token);
+      const std::size_t r = ring.range_index(t.token);
       in.range_weight[r] += each;
       if (per_shard) in.range_shard_weight[r * in.shards + shard_of(t.token, sharding)] += each;
       reads += t.op == OpKind::Read;
@@ -39,7 +41,7 @@ ScenarioModel analyze_scenario(const Scenario& sc) {
     in.unrouted_fraction = w.trace->empty() ? 0 : static_cast<double>(unrouted) / static_cast<double>(w.trace->size());
     out.notes.push_back("trace: per-record consistency levels are not modelled; the workload's levels are used");
   } else {
-    in.range_weight = range_weights(*sc.ring, w.keys, per_shard ? &sharding : nullptr, &in.range_shard_weight);
+    in.range_weight = range_weights(ring, w.keys, per_shard ? &sharding : nullptr, &in.range_shard_weight);
     in.read_fraction = w.read_fraction;
     in.unrouted_fraction = w.unrouted_fraction;
   }
@@ -83,7 +85,17 @@ ScenarioModel analyze_scenario(const Scenario& sc) {
   else if (sc.nodes.discipline == Discipline::PerShard && sc.nodes.shards > 1)
     out.notes.push_back("per_shard discipline: ring x shards too large for the per-shard table; the bound is per node "
                         "and uneven shard load can saturate a shard earlier");
+  if (sc.tablets)
+    out.notes.push_back(fmt::format("tablets: {} tablets, the driver's cache warm (steady state); replica work on each "
+                                    "replica's tablet shard",
+                                    ring.size()));
   for (const auto& p : sc.policies) {
+    if (sc.changes.any()) {  // joins, drains and migrations are simulated only
+      LoadModel m;
+      m.reason = "topology changes (changes.events) are not modelled";
+      out.policies.push_back({p.name, m});
+      continue;
+    }
     if (w.lwt_fraction > 0) {  // Paxos rounds and LWT routing are simulated only
       LoadModel m;
       m.reason = "lightweight transactions (workload.mix.lwt) are not modelled";

@@ -30,6 +30,10 @@ enum class Connections : std::uint8_t { None, ShardAware, Plain };
 // A full connection: Java 3.x throws BusyPoolException and the plan moves to the next host;
 // gocql's override takes the host's least busy connection (another shard) instead.
 enum class OnBusy : std::uint8_t { NextHost, LeastBusy };
+// A tablet-aware driver's route for a key whose tablet it does not know yet
+// (../shared/docs/tablets-shard-aware.md section 3): the vnode token map (Java 3.x/4.x, Python,
+// Go) or no token awareness at all (Rust: a random node and shard).
+enum class TabletFallback : std::uint8_t { Ring, Random };
 enum class Arrivals : std::uint8_t { Poisson, Constant };
 
 struct ClientSpec {
@@ -62,6 +66,12 @@ struct ClientSpec {
   std::uint32_t max_requests_local = 1024;     // in-flight cap per connection to a local-DC host
   std::uint32_t max_requests_remote = 256;     // ... to a remote-DC host (Java 3.x PoolingOptions)
   OnBusy on_busy = OnBusy::NextHost;
+  // Tablet keyspaces: the driver's tablet cache starts full (warm) or empty (cold, learnt from
+  // the tablets-routing-v1 payloads); learn_from "reads" models Java 4.x before 4.19.0.1, which
+  // updated it from SELECT results only (scylladb/java-driver#498).
+  bool tablet_cache_warm = true;
+  bool tablet_learn_writes = true;
+  TabletFallback tablet_fallback = TabletFallback::Ring;
 };
 
 }  // namespace lbsim

@@ -48,6 +48,38 @@ TokenRing::TokenRing(Topology topology, Replication replication)
     owners_.push_back(n);
   }
 
+  build_buckets();
+  if (repl_.kind == StrategyKind::Simple) place_simple();
+  else place_nts();
+  compute_ownership();
+}
+
+TokenRing TokenRing::from_tablets(Topology topology, Replication replication, const TabletMap& map) {
+  TokenRing r;
+  r.topo_ = std::move(topology);
+  r.repl_ = std::move(replication);
+  const std::size_t n = map.count();
+  r.stride_ = map.replicas_per_tablet();
+  r.tokens_.reserve(n);
+  r.owners_.reserve(n);
+  r.server_.reserve(n * r.stride_);
+  r.replica_shards_.reserve(n * r.stride_);
+  for (std::size_t i = 0; i < n; ++i) {
+    r.tokens_.push_back(tablet_last_token(i, map.log2_count()));
+    const auto reps = map.replicas(i);
+    r.owners_.push_back(reps.empty() ? 0 : reps[0].host);
+    for (const TabletReplica& t : reps) {
+      r.server_.push_back(t.host);
+      r.replica_shards_.push_back(t.shard);
+    }
+  }
+  r.driver_ = r.server_;
+  r.build_buckets();
+  r.compute_ownership();
+  return r;
+}
+
+void TokenRing::build_buckets() {
   // Bucket index over the top bits of the unbiased token: about one ring token per bucket.
   const std::size_t nb = std::clamp<std::size_t>(std::bit_ceil(tokens_.size()), 2, std::size_t{1} << 22);
   bucket_shift_ = 64 - std::countr_zero(nb);
@@ -57,10 +89,6 @@ TokenRing::TokenRing(Topology topology, Replication replication)
     while (k < tokens_.size() && bucket_of(tokens_[k]) < b) ++k;
     bucket_start_[b] = static_cast<std::uint32_t>(k);
   }
-
-  if (repl_.kind == StrategyKind::Simple) place_simple();
-  else place_nts();
-  compute_ownership();
 }
 
 void TokenRing::place_simple() {

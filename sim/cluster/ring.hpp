@@ -22,6 +22,7 @@
 #include <string>
 #include <vector>
 
+#include "sim/cluster/tablets.hpp"
 #include "sim/cluster/topology.hpp"
 
 namespace lbsim {
@@ -51,6 +52,14 @@ struct DcOwnership {
 class TokenRing {
  public:
   TokenRing(Topology topology, Replication replication);
+  // A tablet keyspace's placement in ring form: range i is tablet i, (last[i-1], last[i]]; its
+  // replicas are the tablet's hosts in allocation order (the v1 payload order) for both orders,
+  // and replica_shard() gives each replica's shard. Node tokens are not used.
+  static TokenRing from_tablets(Topology topology, Replication replication, const TabletMap& map);
+  bool has_tablets() const { return !replica_shards_.empty(); }
+  // Tablet keyspaces: the shard of the replica at position `pos` of `range` (server order).
+  std::uint32_t replica_shard(std::size_t range, std::size_t pos) const { return replica_shards_[range * stride_ + pos]; }
+  const std::vector<std::uint32_t>& replica_shards() const { return replica_shards_; }
 
   const Topology& topology() const { return topo_; }
   const Replication& replication() const { return repl_; }
@@ -93,6 +102,8 @@ class TokenRing {
   std::uint64_t bucket_of(Token t) const {
     return (static_cast<std::uint64_t>(t) ^ (std::uint64_t{1} << 63)) >> bucket_shift_;
   }
+  TokenRing() = default;
+  void build_buckets();
   void place_simple();
   void place_nts();
   void compute_ownership();
@@ -108,6 +119,7 @@ class TokenRing {
   std::vector<NodeId> server_;
   std::vector<NodeId> driver_;
   std::vector<NodeOwnership> ownership_;
+  std::vector<std::uint32_t> replica_shards_;  // tablets only: per (range, replica)
 };
 
 }  // namespace lbsim

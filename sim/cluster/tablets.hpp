@@ -28,14 +28,6 @@
 
 namespace lbsim {
 
-struct TabletOptions {
-  std::optional<std::uint64_t> initial;                     // deprecated keyspace 'initial'
-  std::optional<std::uint64_t> min_tablet_count;
-  std::optional<double> min_per_shard_tablet_count;
-  double initial_scale_factor = 10;                         // tablets_initial_scale_factor
-  double tablets_per_shard_goal = 100;
-};
-
 // Per DC: shards in the DC (sum over its nodes) and the DC's replication factor.
 struct DcShards {
   std::uint64_t shards = 0;

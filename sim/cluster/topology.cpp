@@ -81,7 +81,7 @@ std::string Replication::describe() const {
   std::string s = "NetworkTopologyStrategy {";
   for (std::size_t i = 0; i < dc_rf.size(); ++i)
     s += fmt::format("{}{}: {}", i ? ", " : "", dc_rf[i].first, dc_rf[i].second);
-  return s + "}";
+  return s + (tablets ? "} with tablets" : "}");
 }
 
 }  // namespace lbsim

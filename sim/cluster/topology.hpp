@@ -42,12 +42,24 @@ struct Topology {
 
 enum class StrategyKind { Simple, NetworkTopology };
 
+// A keyspace's tablet options (ScyllaDB `tablets = {...}` and the table options that size the
+// count; ../shared/docs/tablets-shard-aware.md section 1). Used by sim/cluster/tablets.hpp.
+struct TabletOptions {
+  std::optional<std::uint64_t> initial;                     // deprecated keyspace 'initial'
+  std::optional<std::uint64_t> min_tablet_count;
+  std::optional<double> min_per_shard_tablet_count;
+  double initial_scale_factor = 10;                         // tablets_initial_scale_factor
+  double tablets_per_shard_goal = 100;                      // tablets_per_shard_goal
+};
+
 struct Replication {
   StrategyKind kind = StrategyKind::Simple;
   int simple_rf = 1;
   // NetworkTopologyStrategy: DC name -> RF, in the order given. DCs absent from the topology are
   // kept (Cassandra accepts them) and get no replicas.
   std::vector<std::pair<std::string, int>> dc_rf;
+  // Tablets (NetworkTopologyStrategy only): set when the keyspace uses tablets instead of vnodes.
+  std::optional<TabletOptions> tablets;
 
   int rf_for_dc(std::string_view dc) const;  // 0 when not listed
   std::string describe() const;              // "NetworkTopologyStrategy {dc1: 3, dc2: 3}"

@@ -55,7 +55,8 @@ std::vector<std::vector<Token>> even_tokens(std::size_t nodes, std::size_t num_t
 ClusterTopologySpec parse_cluster_topology(const Json& cluster, const std::string& cluster_path,
                                            const Json& keyspace, const std::string& keyspace_path,
                                            const std::string& scenario_dir, const Rng& root,
-                                           const std::vector<std::string>& extra_keys) {
+                                           const std::vector<std::string>& extra_keys,
+                                           std::vector<NodeSpec> joining) {
   std::vector<std::string> allowed = cluster_topology_keys();
   allowed.insert(allowed.end(), extra_keys.begin(), extra_keys.end());
   Object o(cluster, cluster_path, allowed);
@@ -98,6 +99,14 @@ ClusterTopologySpec parse_cluster_topology(const Json& cluster, const std::strin
     nodes_path = o.path_of("topology_file");
   }
 
+  // Nodes that join later (changes.events add_node): appended, numbered after the others; they
+  // draw their tokens as the initial nodes do (random: the same per-node stream), and from a
+  // separate stream when the initial nodes use even or explicit tokens.
+  spec.initial_nodes = nodes.size();
+  for (auto& j : joining) {
+    if (j.id.empty()) j.id = fmt::format("n{}", nodes.size() + 1);
+    nodes.push_back(std::move(j));
+  }
   const auto total = static_cast<std::int64_t>(nodes.size()) * static_cast<std::int64_t>(num_tokens);
   if (total > kMaxRingTokens)
     jsonin::fail(cluster_path, fmt::format("{} nodes x {} tokens = {} ring tokens would need about {} MB; the "
@@ -119,9 +128,19 @@ ClusterTopologySpec parse_cluster_topology(const Json& cluster, const std::strin
         if (t != kMinToken && taken.insert(t).second) n.tokens.push_back(t);
       }
     }
+  } else if (alloc == Alloc::Even) {
+    const auto drawn = even_tokens(spec.initial_nodes, num_tokens);
+    for (std::size_t i = 0; i < spec.initial_nodes; ++i) nodes[i].tokens = drawn[i];
+    std::set<Token> taken;
+    for (const auto& v : drawn) taken.insert(v.begin(), v.end());
+    Rng extra = root.fork("tokens-joining");
+    for (std::size_t i = spec.initial_nodes; i < nodes.size(); ++i)
+      while (nodes[i].tokens.size() < num_tokens) {
+        const auto t = static_cast<Token>(extra.next_u64());
+        if (t != kMinToken && taken.insert(t).second) nodes[i].tokens.push_back(t);
+      }
   } else {
-    const auto drawn = alloc == Alloc::Even ? even_tokens(nodes.size(), num_tokens)
-                                            : random_tokens(nodes.size(), num_tokens, root.fork("tokens"));
+    const auto drawn = random_tokens(nodes.size(), num_tokens, root.fork("tokens"));
     for (std::size_t i = 0; i < nodes.size(); ++i) nodes[i].tokens = drawn[i];
   }
   spec.topology = Topology::build(std::move(nodes), nodes_path);
@@ -134,6 +153,30 @@ ClusterTopologySpec parse_cluster_topology(const Json& cluster, const std::strin
     jsonin::fail(keyspace_path, "required field is missing");
   }
   return spec;
+}
+
+TabletMap initial_tablet_map(const Topology& topo, const Replication& repl, std::uint32_t shards_per_node,
+                             std::size_t initial_nodes, const Rng& root) {
+  std::vector<std::uint32_t> shards(topo.size(), 0);
+  for (NodeId n = 0; n < initial_nodes && n < topo.size(); ++n) shards[n] = shards_per_node;
+  std::vector<int> rf(topo.dcs.size(), 0);
+  std::vector<DcShards> dcs(topo.dcs.size());
+  std::vector<std::uint32_t> members(topo.dcs.size(), 0);
+  for (NodeId n = 0; n < topo.size(); ++n) {
+    if (shards[n] == 0) continue;
+    dcs[topo.node_dc[n]].shards += shards[n];
+    ++members[topo.node_dc[n]];
+  }
+  for (std::uint32_t d = 0; d < topo.dcs.size(); ++d) {
+    rf[d] = repl.rf_for_dc(topo.dcs[d]);
+    dcs[d].rf = rf[d];
+    if (static_cast<std::uint32_t>(rf[d]) > members[d])
+      jsonin::fail(jsonin::key_path("/keyspace/rf", topo.dcs[d]),
+                   fmt::format("RF {} in '{}' needs {} nodes for tablets (one replica per node); the datacenter has {}",
+                               rf[d], topo.dcs[d], rf[d], members[d]));
+  }
+  const std::uint64_t count = tablet_count(repl.tablets ? *repl.tablets : TabletOptions{}, dcs);
+  return TabletMap::allocate(topo, shards, rf, count, root.fork("tablets"));
 }
 
 }  // namespace lbsim

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "sim/cluster/shard.hpp"
+#include "sim/cluster/tablets.hpp"
 #include "sim/cluster/topology.hpp"
 #include "sim/core/json_reader.hpp"
 #include "sim/core/rng.hpp"
@@ -27,6 +28,7 @@ struct ClusterTopologySpec {
   Replication replication;
   std::optional<Sharding> sharding;
   std::vector<std::string> warnings;
+  std::size_t initial_nodes = 0;  // nodes before the `joining` ones (members at t = 0)
 };
 
 // Keys of "cluster" handled here.
@@ -35,7 +37,15 @@ const std::vector<std::string>& cluster_topology_keys();
 ClusterTopologySpec parse_cluster_topology(const jsonin::Json& cluster, const std::string& cluster_path,
                                            const jsonin::Json& keyspace, const std::string& keyspace_path,
                                            const std::string& scenario_dir, const Rng& root,
-                                           const std::vector<std::string>& extra_keys);
+                                           const std::vector<std::string>& extra_keys,
+                                           std::vector<NodeSpec> joining = {});
+
+// The tablet map of a new table in a tablet keyspace (sim/cluster/tablets.hpp): the count from
+// the shards of the first `initial_nodes` nodes per DC and the keyspace's options, placed on those
+// nodes with ties broken by root.fork("tablets"). ConfigError (at /keyspace/rf/<dc>) when a DC's
+// RF exceeds its nodes: ScyllaDB never puts two replicas of a tablet on one node.
+TabletMap initial_tablet_map(const Topology& topo, const Replication& repl, std::uint32_t shards_per_node,
+                             std::size_t initial_nodes, const Rng& root);
 
 // Token allocation helpers (also used by tests and benchmarks).
 std::vector<std::vector<Token>> random_tokens(std::size_t nodes, std::size_t num_tokens, Rng rng);

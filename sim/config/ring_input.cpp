@@ -3,6 +3,7 @@
 #include <filesystem>
 
 #include "sim/config/cluster_config.hpp"
+#include "sim/config/scenario.hpp"
 #include "sim/config/scenario_parts.hpp"
 
 
@@ -27,6 +28,13 @@ RingInput load_ring_input(const std::string& file) {
       in.name = doc.contains("name") && doc["name"].is_string() ? doc["name"].get<std::string>() : file;
       in.sharding = spec.sharding;
       in.warnings = spec.warnings;
+      if (spec.replication.tablets) {
+        // The tablet map depends on the node model (shards) and the joining nodes: build the whole
+        // scenario, so the map is the one `lbsim run` uses.
+        const Scenario sc = load_scenario(file);
+        in.tablets = std::make_unique<TokenRing>(*sc.tablets);
+        in.shards = sc.nodes.shards;
+      }
       in.ring = std::make_unique<TokenRing>(std::move(spec.topology), std::move(spec.replication));
     } else {
       TopologyFile tf = parse_topology_file(doc, file);
@@ -35,6 +43,12 @@ RingInput load_ring_input(const std::string& file) {
       in.keys = std::move(tf.keys);
       in.tokens = std::move(tf.tokens);
       in.warnings = std::move(tf.warnings);
+      if (tf.replication.tablets) {
+        in.shards = tf.sharding ? tf.sharding->nr_shards : 1;
+        const TabletMap map =
+            initial_tablet_map(tf.topology, tf.replication, in.shards, tf.topology.size(), Rng(kDefaultScenarioSeed));
+        in.tablets = std::make_unique<TokenRing>(TokenRing::from_tablets(tf.topology, tf.replication, map));
+      }
       in.ring = std::make_unique<TokenRing>(std::move(tf.topology), std::move(tf.replication));
     }
   } catch (const ConfigError& e) {

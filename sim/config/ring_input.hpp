@@ -15,6 +15,8 @@ namespace lbsim {
 struct RingInput {
   std::string name;  // scenario name, or the file name for a topology file
   std::unique_ptr<TokenRing> ring;
+  std::unique_ptr<TokenRing> tablets;  // tablet keyspaces: the initial tablet map in ring form
+  std::uint32_t shards = 1;            // shards per node (tablet keyspaces)
   std::optional<Sharding> sharding;
   std::vector<KeyQuery> keys;  // topology files only
   std::vector<Token> tokens;   // topology files only

@@ -86,6 +86,17 @@ void check_cl(ConsistencyLevel cl, bool read, const std::string& path, const Sce
     jsonin::fail(path, "EACH_QUORUM needs NetworkTopologyStrategy");
 }
 
+// The initial tablet map of a tablet keyspace (initial_tablet_map, on the members' shards).
+void build_tablets(Scenario& sc) {
+  if (sc.nodes.discipline != Discipline::PerShard)
+    jsonin::fail("/keyspace/tablets", "tablets are ScyllaDB's and place replicas on shards: they need "
+                                      "\"cluster.discipline\": \"per_shard\"");
+  auto map = std::make_shared<TabletMap>(initial_tablet_map(sc.topology(), sc.cluster.replication, sc.nodes.shards,
+                                                            sc.changes.initial_nodes, Rng(sc.seed)));
+  sc.tablets = std::make_shared<TokenRing>(TokenRing::from_tablets(sc.topology(), sc.cluster.replication, *map));
+  sc.tablet_map = std::move(map);
+}
+
 }  // namespace
 
 const PolicyEntry* Scenario::find_policy(const std::string& n) const {
@@ -99,7 +110,7 @@ Scenario scenario_from_json(Json doc, const std::string& file, const std::string
   sc.file = file;
   sc.dir = dir;
   Object o(doc, "", {"name", "description", "seed", "cluster", "keyspace", "network", "client", "workload", "timeouts",
-                     "retry", "speculative", "faults", "report", "policies"});
+                     "retry", "speculative", "faults", "changes", "report", "policies"});
   sc.name = o.str("name");
   if (sc.name.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-") != std::string::npos ||
       sc.name[0] == '.')
@@ -110,8 +121,9 @@ Scenario scenario_from_json(Json doc, const std::string& file, const std::string
 
   const Json null;
   const Json* ks = o.find("keyspace");
+  const Json* changes = o.find("changes");
   sc.cluster = parse_cluster_topology(o.at("cluster"), "/cluster", ks ? *ks : null, "/keyspace", dir, Rng(sc.seed),
-                                      node_model_keys());
+                                      node_model_keys(), parse_joining_nodes(changes, "/changes"));
   sc.warnings = sc.cluster.warnings;
   // The engine keeps a node x node table of network latency classes (1 byte each): refuse, with
   // an estimate, clusters whose table would not fit instead of dying of out-of-memory.
@@ -120,7 +132,14 @@ Scenario scenario_from_json(Json doc, const std::string& file, const std::string
     jsonin::fail("/cluster", fmt::format("{} nodes need a {} x {} network latency table of about {} MB; at most {} "
                                          "nodes are modelled",
                                          nodes, nodes, nodes, nodes * nodes / 1000000, kMaxNodes));
-  auto ring = std::make_shared<TokenRing>(sc.cluster.topology, sc.cluster.replication);
+  const std::size_t initial = sc.cluster.initial_nodes;
+  std::shared_ptr<TokenRing> ring;
+  if (initial == nodes) {
+    ring = std::make_shared<TokenRing>(sc.cluster.topology, sc.cluster.replication);
+  } else {  // the token map before any node joins
+    std::vector<NodeSpec> members(sc.cluster.topology.nodes.begin(), sc.cluster.topology.nodes.begin() + initial);
+    ring = std::make_shared<TokenRing>(Topology::build(std::move(members)), sc.cluster.replication);
+  }
   for (const auto& w : ring->warnings()) sc.warnings.push_back(w);
   sc.ring = ring;
   const Topology& topo = sc.topology();
@@ -129,6 +148,8 @@ Scenario scenario_from_json(Json doc, const std::string& file, const std::string
     jsonin::fail("/keyspace", fmt::format("at most {} replicas per range are modelled", kMaxReplicas));
 
   sc.nodes = parse_node_model(o.at("cluster"), "/cluster", topo, sc.cluster.sharding);
+  sc.changes = parse_changes(changes, "/changes", topo, initial, sc.cluster.replication.tablets.has_value());
+  if (sc.cluster.replication.tablets) build_tablets(sc);
   sc.network = parse_network(o.find("network"), "/network", topo);
   sc.client = parse_client(o.find("client"), "/client", topo);
   if (!o.has("workload")) jsonin::fail("/workload", "required field is missing");

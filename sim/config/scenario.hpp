@@ -47,8 +47,15 @@ struct Scenario {
   jsonin::Json doc;  // the document as validated (after --set patches)
   std::string hash;  // FNV-1a 64 of doc.dump(), hex
 
-  ClusterTopologySpec cluster;
+  ClusterTopologySpec cluster;  // cluster.topology: every node, including those that join later
+  // The vnode token ring of the initial members (the driver's token map; the placement of vnode
+  // keyspaces).
   std::shared_ptr<const TokenRing> ring;
+  // Tablet keyspaces (keyspace.tablets): the initial tablet map, and the same in ring form (range
+  // i = tablet i). Null for vnode keyspaces.
+  std::shared_ptr<const TabletMap> tablet_map;
+  std::shared_ptr<const TokenRing> tablets;
+  ChangeSpec changes;
   NodeModelSpec nodes;
   NetworkSpec network;
   ClientSpec client;
@@ -61,7 +68,9 @@ struct Scenario {
   std::vector<PolicyEntry> policies;
   std::vector<std::string> warnings;
 
-  const Topology& topology() const { return ring->topology(); }
+  const Topology& topology() const { return cluster.topology; }
+  // Where replicas are: the tablet map for tablet keyspaces, else the vnode ring.
+  const TokenRing& placement() const { return tablets ? *tablets : *ring; }
   const PolicyEntry* find_policy(const std::string& name) const;
 };
 

@@ -24,6 +24,11 @@ TimeoutSpec parse_timeouts(const Json* j, const std::string& path);
 RetrySpec parse_retry(const Json* j, const std::string& path);
 SpeculativeSpec parse_speculative(const Json* j, const std::string& path);
 FaultSpec parse_faults(const Json* j, const std::string& path, const Topology& topo);
+// "changes": the nodes that add_node events bring (read before the topology is built, so their
+// tokens are allocated with the others), then the events themselves against the full topology.
+std::vector<NodeSpec> parse_joining_nodes(const Json* j, const std::string& path);
+ChangeSpec parse_changes(const Json* j, const std::string& path, const Topology& topo, std::size_t initial_nodes,
+                         bool tablets);
 
 ClientSpec parse_client(const Json* j, const std::string& path, const Topology& topo);
 WorkloadSpec parse_workload(const Json& j, const std::string& path, const std::string& dir);

@@ -29,7 +29,7 @@ ClientSpec parse_client(const Json* j, const std::string& path, const Topology& 
   Object o(j ? *j : empty, path,
            {"dc", "rack", "threads", "rate_ops_s", "arrivals", "think", "max_in_flight", "cores", "driver_cost",
             "response_share", "plan_ns", "plan_host_ns", "thread_local_draw_ns", "shared_draw_ns", "line_transfer_ns",
-            "connections", "pool_size", "max_requests_per_connection", "on_busy"});
+            "connections", "pool_size", "max_requests_per_connection", "on_busy", "tablets"});
   s.dc = o.str("dc", topo.dcs.front());
   const auto dc = topo.dc_index(s.dc);
   if (!dc) jsonin::fail(o.path_of("dc"), "unknown datacenter '" + s.dc + "'; valid: " + jsonin::join(topo.dcs));
@@ -87,6 +87,14 @@ ClientSpec parse_client(const Json* j, const std::string& path, const Topology& 
   }
   s.on_busy = o.choice<OnBusy>("on_busy", {{"next_host", OnBusy::NextHost}, {"least_busy", OnBusy::LeastBusy}},
                                OnBusy::NextHost);
+  if (const Json* t = o.find("tablets")) {
+    Object to(*t, o.path_of("tablets"), {"cache", "learn_from", "fallback"});
+    s.tablet_cache_warm = to.choice<bool>("cache", {{"warm", true}, {"cold", false}}, true);
+    s.tablet_learn_writes = to.choice<bool>("learn_from", {{"all", true}, {"reads", false}}, true);
+    s.tablet_fallback = to.choice<TabletFallback>("fallback", {{"ring", TabletFallback::Ring},
+                                                               {"random", TabletFallback::Random}},
+                                                  TabletFallback::Ring);
+  }
   return s;
 }
 

@@ -32,7 +32,7 @@ std::vector<NodeSpec> parse_node_list(const Json& nodes, const std::string& path
 
 Replication parse_keyspace(const Json& keyspace, const std::string& path, const Topology& topo,
                            std::vector<std::string>& warnings) {
-  Object o(keyspace, path, {"class", "rf"});
+  Object o(keyspace, path, {"class", "rf", "tablets"});
   Replication r;
   const std::string cls = o.str("class");
   constexpr std::string_view kPrefix = "org.apache.cassandra.locator.";
@@ -58,12 +58,43 @@ Replication parse_keyspace(const Json& keyspace, const std::string& path, const 
                                        jsonin::key_path(o.path_of("rf"), dc), dc, jsonin::join(topo.dcs)));
     }
     (void)total;
+    if (const Json* t = o.find("tablets")) r.tablets = parse_tablet_options(*t, o.path_of("tablets"));
   } else {
     jsonin::fail(o.path_of("class"), "unknown replication class '" + cls +
                                          "'; valid: SimpleStrategy, NetworkTopologyStrategy (optionally "
                                          "prefixed by org.apache.cassandra.locator.)");
   }
+  if (r.kind == StrategyKind::Simple && o.has("tablets")) {
+    const Json& t = o.at("tablets");
+    if (!(t.is_boolean() && !t.get<bool>()) && !(t.is_object() && t.contains("enabled") && t["enabled"] == false))
+      jsonin::fail(o.path_of("tablets"), "tablets need NetworkTopologyStrategy (ScyllaDB refuses SimpleStrategy "
+                                         "with tablets); valid here: false");
+  }
   return r;
+}
+
+// "tablets": true | false | {"enabled" [true], "initial", "min_tablet_count",
+// "min_per_shard_tablet_count", "scale_factor" [10], "per_shard_goal" [100]} (configs/README.md).
+std::optional<TabletOptions> parse_tablet_options(const Json& j, const std::string& path) {
+  if (j.is_boolean()) return j.get<bool>() ? std::optional<TabletOptions>(TabletOptions{}) : std::nullopt;
+  if (!j.is_object())
+    jsonin::fail(path, fmt::format("must be true, false or an object, got {}", jsonin::type_name(j)));
+  Object o(j, path, {"enabled", "initial", "min_tablet_count", "min_per_shard_tablet_count", "scale_factor",
+                     "per_shard_goal"});
+  if (!o.boolean("enabled", true)) {
+    for (const char* k : {"initial", "min_tablet_count", "min_per_shard_tablet_count", "scale_factor", "per_shard_goal"})
+      if (o.has(k)) jsonin::fail(o.path_of(k), "given while \"enabled\" is false");
+    return std::nullopt;
+  }
+  TabletOptions t;
+  constexpr std::int64_t kMaxCount = std::int64_t{1} << 20;
+  if (o.has("initial")) t.initial = static_cast<std::uint64_t>(o.integer("initial", 1, kMaxCount));
+  if (o.has("min_tablet_count")) t.min_tablet_count = static_cast<std::uint64_t>(o.integer("min_tablet_count", 1, kMaxCount));
+  if (o.has("min_per_shard_tablet_count"))
+    t.min_per_shard_tablet_count = o.number("min_per_shard_tablet_count", 1e-3, 1e4);
+  t.initial_scale_factor = o.number("scale_factor", 1e-3, 1e4, t.initial_scale_factor);
+  t.tablets_per_shard_goal = o.number("per_shard_goal", 1, 1e5, t.tablets_per_shard_goal);
+  return t;
 }
 
 Sharding parse_sharding(const Json& sharding, const std::string& path) {

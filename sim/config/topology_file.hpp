@@ -42,6 +42,8 @@ std::vector<NodeSpec> parse_node_list(const jsonin::Json& nodes, const std::stri
 // `keyspace` object: {"class", "rf"}; checks RF > 0, warns (into `warnings`) about DCs without nodes.
 Replication parse_keyspace(const jsonin::Json& keyspace, const std::string& path, const Topology& topo,
                            std::vector<std::string>& warnings);
+// A keyspace's "tablets" value: true, false or an options object; nullopt when disabled.
+std::optional<TabletOptions> parse_tablet_options(const jsonin::Json& j, const std::string& path);
 Sharding parse_sharding(const jsonin::Json& sharding, const std::string& path);
 KeyQuery parse_key(const jsonin::Json& key, const std::string& path);
 

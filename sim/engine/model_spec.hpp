@@ -92,3 +92,32 @@ struct FaultSpec {
 };
 
 }  // namespace lbsim
+
+namespace lbsim {
+
+// Topology changes (issue 11; ../shared/docs/tablets-shard-aware.md sections 2 and 6): nodes
+// joining, decommissioned or removed at given times, and the cost of moving a tablet.
+enum class ChangeKind : std::uint8_t { AddNode, Decommission, RemoveNode };
+
+struct ChangeEvent {
+  SimTime at = 0;
+  ChangeKind kind = ChangeKind::AddNode;
+  std::vector<NodeId> nodes;  // add_node: the joining nodes (appended to the topology); else one node
+};
+
+struct ChangeSpec {
+  std::vector<ChangeEvent> events;  // sorted by time
+  std::uint32_t initial_nodes = 0;  // nodes 0..initial_nodes-1 are members at t = 0
+  // A tablet migration: a fixed latency (group0 transitions and barriers, which dominate for small
+  // tablets: SS commit 2463e524ed) plus the tablet's size over the streaming bandwidth. Writes go
+  // to old and new replica from the start, reads switch to the new one after streaming
+  // (write_both_read_old -> streaming -> write_both_read_new -> use_new).
+  SimTime migration_latency = kSec;
+  double tablet_size_mb = 0;       // 0: only the fixed latency
+  double stream_mb_s = 100;
+  std::uint32_t max_in_per_shard = 2;   // tablet_streaming_write_concurrency_per_shard
+  std::uint32_t max_out_per_shard = 2;  // tablet_streaming_read_concurrency_per_shard
+  bool any() const { return !events.empty(); }
+};
+
+}  // namespace lbsim

@@ -74,6 +74,7 @@ bool Simulation::Impl::send_attempt(std::uint32_t id, bool first) {
   c.range = op.range;
   c.token = op.token;
   c.rows = op.rows;
+  c.routed = op.routed;
   c.kind = op.kind;
   c.cl = op.cl;
   c.shard = shard;
@@ -103,7 +104,7 @@ bool Simulation::Impl::pick_connection(const Op& op, NodeId host, std::uint32_t&
   const ClientSpec& cs = sc_.client;
   if (conns_per_host_ == 0) {
     conn = kNoConn;
-    shard = op.routed ? shard_of_token(op.token) : static_cast<std::uint32_t>(shard_rng_.below(sc_.nodes.shards));
+    shard = driver_shard(op, host);
     return true;
   }
   Conn* pool = &conns_[static_cast<std::size_t>(host) * conns_per_host_];
@@ -118,7 +119,7 @@ bool Simulation::Impl::pick_connection(const Op& op, NodeId host, std::uint32_t&
   std::uint32_t pick = 0;
   if (cs.connections == Connections::ShardAware) {
     // The token's shard; no routing key: a random shard (Scylla Java 3.x pool).
-    pick = op.routed ? shard_of_token(op.token) : static_cast<std::uint32_t>(shard_rng_.below(shards_));
+    pick = driver_shard(op, host);
     if (pool[pick].in_flight >= limit) {
       shard = pool[pick].shard;
       if (cs.on_busy == OnBusy::NextHost) return false;
@@ -205,6 +206,7 @@ void Simulation::Impl::on_client_response(std::uint32_t cr) {
   const bool success = c.success;
   const ErrorKind error = c.error;
   const bool current = attempts_[a].gen == c.attempt_gen && attempts_[a].alive;
+  tablet_learn(cr);  // the driver reads the payload of any answer that reaches it
   release_cr_if_idle(cr);
   if (!current) return;  // the attempt already timed out on the client
   const std::uint32_t id = attempts_[a].op;

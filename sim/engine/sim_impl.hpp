@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "sim/cluster/coordination.hpp"
+#include "sim/cluster/tablet_balancer.hpp"
 #include "sim/core/check.hpp"
 #include "sim/engine/simulation.hpp"
 
@@ -28,7 +29,7 @@ namespace lbsim {
 struct Simulation::Impl {
   enum Ev : std::uint32_t {
     kOpStart, kAttemptArrive, kCoordDone, kReplicaArrive, kReplicaDone, kClientResponse, kTimer, kFault, kDetect, kWindow,
-    kDecoded, kHopDone
+    kDecoded, kHopDone, kChange, kMigration
   };
   static constexpr std::uint32_t kNoConn = 0xffffffffu;
   enum TimerId : std::uint32_t { kClientTimeout, kReadTimeout, kWriteTimeout, kSpeculative, kCasTimeout, kTimers };
@@ -90,6 +91,8 @@ struct Simulation::Impl {
     bool success = false;   // the answer being delivered
     bool shed = false;      // the coordinator dropped it unexecuted (expired in its queue)
     std::uint8_t phase = 0; // LWT: the Paxos round in progress (0 prepare .. 3 commit)
+    bool routed = true;     // the statement has a routing key
+    bool payload = false;   // tablets: the answer carries tablets-routing-v1 (misrouted)
     SimTime deadline = 0;   // the coordinator's read/write timeout instant
     ErrorKind error = ErrorKind::Unavailable;
     ClNeed need;  // what the consistency level asks for (sim/cluster/coordination.hpp)
@@ -153,6 +156,24 @@ struct Simulation::Impl {
   void on_decoded(std::uint32_t op);
   void mark_sent(NodeId host, std::uint32_t shard);
   void drain_sends();  // attempts whose send time has come count as in flight
+
+  // sim_tablets.cpp: tablet keyspaces (the server's map, migrations, the driver's cache) and
+  // topology changes.
+  void init_tablets();
+  // The replicas a coordinator uses for `range` (a tablet index for tablet keyspaces): reads see
+  // the read set (the new replica once a migration reads new), writes the write set (old and
+  // pending replicas while a tablet moves; `extra` is then the pending one, else kNoNode).
+  std::span<const NodeId> server_replicas(std::uint32_t range, bool read, std::array<NodeId, 64>& buf, NodeId& extra) const;
+  std::uint32_t replica_shard(std::uint32_t range, Token t, NodeId r) const;  // the shard owning the work on r
+  std::uint32_t driver_shard(const Op& op, NodeId host);  // the shard the driver targets on host
+  void tablet_route(std::uint32_t cr);          // the server's locality check (payload or not)
+  void tablet_learn(std::uint32_t cr);          // the driver merges a payload into its cache
+  std::span<const NodeId> driver_replicas(Op& op);  // Request.replicas for a routed operation
+  void on_change(std::uint32_t idx);
+  void on_migration(std::uint32_t slot);
+  void rebalance();
+  void leave_if_drained(NodeId n);
+  void schedule_detection(NodeId n, bool up);
 
   // sim_server.cpp
   void on_attempt_arrive(std::uint32_t cr);
@@ -246,6 +267,34 @@ struct Simulation::Impl {
   SimTime cpu_busy_start_ = 0, cpu_busy_end_ = 0, rng_start_ = 0, rng_end_ = 0;
   std::uint64_t shared_draws_ = 0, tl_draws_ = 0, retries_ = 0, speculative_ = 0;
   std::uint64_t shared_draws_start_ = 0, tl_draws_start_ = 0;
+
+  // Tablets and topology changes (issue 11).
+  struct Migration {
+    TabletMigration m;
+    std::uint8_t stage = 0;  // 0: write both, read old (streaming); 1: write both, read new
+    bool active = false;
+  };
+  struct TabletCounters {
+    std::uint64_t fallback = 0;      // operations routed without a cached tablet (driver fallback)
+    std::uint64_t non_replica = 0;   // coordinators that held no replica of the tablet
+    std::uint64_t wrong_shard = 0;   // replica coordinators reached on another shard than the tablet's
+    std::uint64_t payloads = 0;      // answers carrying the tablet's replicas
+    std::uint64_t cache_updates = 0; // payloads merged into the driver's cache
+  };
+  bool tablets_ = false;
+  std::size_t tstride_ = 0;
+  TabletMap tmap_;                       // system.tablets replicas (the old set while a tablet moves)
+  std::vector<NodeId> thosts_;           // tmap_'s hosts, tablet-major
+  std::vector<std::int32_t> tmig_;       // per tablet: index into migs_, -1 when it does not move
+  std::vector<Migration> migs_;
+  std::vector<BalancerNode> bnodes_;     // per node: shards when a member, draining
+  std::vector<std::uint8_t> left_;       // nodes that left the cluster
+  std::vector<std::uint8_t> cache_known_;  // the driver's tablet cache, per tablet
+  std::vector<NodeId> cache_hosts_;
+  std::vector<std::uint32_t> cache_shards_;
+  TabletCounters tc_, tc_start_, tc_end_;
+  std::uint64_t migrations_started_ = 0, migrations_done_ = 0;
+  Rng balancer_rng_;
 
   RunResult result_;
 };

@@ -38,6 +38,7 @@ void Simulation::Impl::on_attempt_arrive(std::uint32_t cr) {
     return;
   }
   ++nodes_.counters(node).coordinator_ops;
+  if (window_open_ && !window_closed_) result_.timeline.record_coordinator(now_ - window_start_, node);
   if (!shard_counts_.empty()) ++shard_counts_[node * shards_ + c.shard % shards_].coordinator;
   c.epoch = nodes_.epoch(node);
   ++c.pending;
@@ -73,11 +74,23 @@ void Simulation::Impl::on_coord_done(std::uint32_t cr) {
     respond(cr, false, c.kind == OpKind::Read ? ErrorKind::ReadTimeout : ErrorKind::WriteTimeout);
     return;
   }
-  const auto replicas = ring_.replicas_at(c.range, ReplicaOrder::Server);
+  tablet_route(cr);
+  std::array<NodeId, 64> rbuf{};
+  NodeId pending = kNoNode;
+  const auto replicas = server_replicas(c.range, c.kind == OpKind::Read, rbuf, pending);
   const std::uint32_t local = topo_.node_dc[node];
   // CL arithmetic, availability and closest-first reads: sim/cluster/coordination.hpp, the same
   // code the analytic load model uses.
   c.need = cl_need(c.cl, local, rf_);
+  if (pending != kNoNode && c.kind != OpKind::Read) {
+    // A pending replica (a tablet moving) adds one to the writes' block count.
+    const std::uint32_t pd = topo_.node_dc[pending];
+    if (c.need.each) {
+      if (pd < kMaxDcs) ++c.need.per_dc[pd];
+    } else if (!c.need.local_only || pd == local) {
+      ++c.need.total;
+    }
+  }
   auto live = [this](NodeId r) { return server_up_[r] != 0; };
   if (!cl_available(c.need, topo_, local, replicas, live)) {
     respond(cr, false, ErrorKind::Unavailable);
@@ -110,9 +123,9 @@ void Simulation::Impl::send_to_replicas(std::uint32_t cr, std::span<const NodeId
   // and on the sender's shard number when remote (rpc_on_sender_shard); a different arrival shard
   // hands it over (a cross-shard hop). Without a connection model it goes straight to the owner.
   const NodeId node = crs_[cr].node;
-  const std::uint32_t owner = shard_of_token(crs_[cr].token);
   const bool hops = conns_per_host_ != 0 && shards_ > 1;
   for (const NodeId r : targets) {
+    const std::uint32_t owner = replica_shard(crs_[cr].range, crs_[cr].token, r);
     const std::uint32_t job = jobs_.alloc();
     Job& j = jobs_[job];
     j.cr = cr;
@@ -136,7 +149,9 @@ void Simulation::Impl::send_phase(std::uint32_t cr) {
   CoordReq& c = crs_[cr];
   c.got = 0;
   c.dc_got = {};
-  const auto replicas = ring_.replicas_at(c.range, ReplicaOrder::Server);
+  std::array<NodeId, 64> rbuf{};
+  NodeId pending = kNoNode;
+  const auto replicas = server_replicas(c.range, c.phase == 1, rbuf, pending);
   const bool local_only = c.cl == ConsistencyLevel::LocalSerial;
   const std::uint32_t local = topo_.node_dc[c.node];
   std::array<NodeId, 64> targets{};

@@ -20,7 +20,7 @@ double peak_rss_mb() {
 
 Simulation::Impl::Impl(const Scenario& sc, const PolicyEntry& entry, std::unique_ptr<policy::Policy> pol,
                        std::uint64_t seed)
-    : sc_(sc), ring_(*sc.ring), topo_(sc.ring->topology()), entry_(entry), policy_(std::move(pol)), seed_(seed),
+    : sc_(sc), ring_(*sc.ring), topo_(sc.topology()), entry_(entry), policy_(std::move(pol)), seed_(seed),
       n_(topo_.size()), root_(seed), workload_rng_(root_.fork("workload")), arrival_rng_(root_.fork("arrivals")),
       think_rng_(root_.fork("think")), service_rng_(root_.fork("service")), net_rng_(root_.fork("network")),
       shard_rng_(root_.fork("shard")), policy_rng_(root_.fork("policy")), plan_rng_(root_.fork("plan")),
@@ -100,6 +100,8 @@ Simulation::Impl::Impl(const Scenario& sc, const PolicyEntry& entry, std::unique
   node_hops_.assign(n_, 0);
   if (per_shard && shards_ > 1) shard_counts_.assign(n_ * shards_, {});
 
+  init_tablets();
+  result_.timeline.set_nodes(n_);
   policy_->init(view_, policy_rng_);
   exact_in_flight_ = policy_->reads_in_flight();
 }
@@ -154,7 +156,7 @@ void Simulation::Impl::start_op(std::uint32_t thread) {
   Op& op = ops_[id];
   op.start = now_;
   op.token = d.token;
-  op.range = static_cast<std::uint32_t>(ring_.range_index(d.token));
+  op.range = static_cast<std::uint32_t>(tablets_ ? tablet_index(d.token, tmap_.log2_count()) : ring_.range_index(d.token));
   op.thread = thread;
   op.rows = d.rows;
   op.kind = d.op;
@@ -169,7 +171,7 @@ void Simulation::Impl::start_op(std::uint32_t thread) {
   policy::Request req;
   req.routed = d.routed;
   req.token = d.token;
-  if (d.routed) req.replicas = ring_.replicas_at(op.range, ReplicaOrder::Driver);
+  if (d.routed) req.replicas = driver_replicas(op);
   req.cl = d.cl;
   req.lwt = d.op == OpKind::Lwt;
   req.now = now_;
@@ -236,10 +238,12 @@ void Simulation::Impl::open_window() {
   for (const Conn& c : conns_) conn_requests_start_.push_back(c.requests);
   shard_counts_start_ = shard_counts_;
   busy_rejections_start_ = busy_rejections_;
+  tc_start_ = tc_;
   node_hops_start_ = node_hops_;
 }
 
 void Simulation::Impl::close_window() {
+  tc_end_ = tc_;
   if (!window_open_) open_window();
   window_closed_ = true;
   window_end_ = now_;
@@ -273,6 +277,8 @@ void Simulation::Impl::dispatch(const EventQueue::Event& e) {
     case kDetect: on_detect(id); break;
     case kDecoded: on_decoded(id); break;
     case kHopDone: on_hop_done(id); break;
+    case kChange: on_change(id); break;
+    case kMigration: on_migration(id); break;
     case kWindow:
       if (id == 0) {
         open_window();
@@ -406,6 +412,20 @@ RunResult Simulation::Impl::collect() {
   r.client.shared_rng_cpu_fraction = busy > 0 ? static_cast<double>(rng_end_ - rng_start_) / static_cast<double>(busy) : 0;
   r.client.retries = retries_;
   r.client.speculative = speculative_;
+  if (tablets_) {
+    TabletResult t;
+    t.tablets = tmap_.count();
+    t.fallback = tc_end_.fallback - tc_start_.fallback;
+    t.non_replica = tc_end_.non_replica - tc_start_.non_replica;
+    t.wrong_shard = tc_end_.wrong_shard - tc_start_.wrong_shard;
+    t.payloads = tc_end_.payloads - tc_start_.payloads;
+    t.cache_updates = tc_end_.cache_updates - tc_start_.cache_updates;
+    t.migrations_started = migrations_started_;
+    t.migrations_done = migrations_done_;
+    t.node_replicas.assign(n_, 0);
+    for (NodeId h : thosts_) ++t.node_replicas[h];
+    r.tablets = std::move(t);
+  }
   return r;
 }
 

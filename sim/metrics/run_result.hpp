@@ -95,6 +95,19 @@ struct ClientResult {
   std::uint64_t speculative = 0;   // speculative executions started
 };
 
+// Tablet keyspaces: the driver's routing against the tablet map, in the measurement window
+// (../shared/docs/tablets-shard-aware.md section 3), and the migrations of the whole run.
+struct TabletResult {
+  std::uint64_t tablets = 0;          // tablet count
+  std::uint64_t fallback = 0;         // operations routed without a cached tablet (driver fallback)
+  std::uint64_t non_replica = 0;      // attempts whose coordinator held no replica of the tablet
+  std::uint64_t wrong_shard = 0;      // attempts reaching a replica on another shard than the tablet's
+  std::uint64_t payloads = 0;         // answers carrying the tablet's replicas (misroutes)
+  std::uint64_t cache_updates = 0;    // payloads merged into the driver's cache
+  std::uint64_t migrations_started = 0, migrations_done = 0;  // whole run
+  std::vector<std::uint32_t> node_replicas;  // tablet replicas per node at the end of the run
+};
+
 struct EngineResult {
   std::uint64_t events = 0;
   double wall_s = 0;
@@ -124,6 +137,7 @@ struct RunResult {
   std::uint64_t coordinator_total = 0;  // sum of nodes[].coordinator_ops
   ClientResult client;
   Timeline timeline;
+  std::optional<TabletResult> tablets;
   EngineResult engine;
   std::vector<std::string> warnings;
 

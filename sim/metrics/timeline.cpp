@@ -12,8 +12,14 @@ Timeline::Point& Timeline::point(SimTime since_start) {
       if (i / 2 != i) {
         m.ops += points_[i].ops;
         m.errors += points_[i].errors;
+        m.payloads += points_[i].payloads;
+        m.fallback += points_[i].fallback;
         m.latency.merge(points_[i].latency);
-        points_[i].ops = points_[i].errors = 0;
+        points_[i].ops = points_[i].errors = points_[i].payloads = points_[i].fallback = 0;
+        for (std::size_t n = 0; n < nodes_; ++n) {
+          node_ops_[(i / 2) * nodes_ + n] += node_ops_[i * nodes_ + n];
+          node_ops_[i * nodes_ + n] = 0;
+        }
         points_[i].latency.clear();
       }
     }

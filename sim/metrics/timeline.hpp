@@ -19,6 +19,8 @@ class Timeline {
   struct Point {
     std::uint64_t ops = 0;
     std::uint64_t errors = 0;
+    std::uint64_t payloads = 0;  // tablets: answers carrying tablets-routing-v1 (misroutes)
+    std::uint64_t fallback = 0;  // tablets: operations routed without a cached tablet
     LatencyHistogram latency;
   };
 
@@ -33,6 +35,20 @@ class Timeline {
     p.latency.record(latency);
   }
   void record_error(SimTime since_start) { ++point(since_start).errors; }
+  void record_payload(SimTime since_start) { ++point(since_start).payloads; }
+  void record_fallback(SimTime since_start) { ++point(since_start).fallback; }
+  // Requests served per node over time (attempts arriving at each coordinator).
+  void set_nodes(std::size_t n) {
+    nodes_ = n;
+    node_ops_.assign(n * kMaxPoints, 0);
+  }
+  void record_coordinator(SimTime since_start, std::uint32_t node) {
+    const std::size_t idx = static_cast<std::size_t>(&point(since_start) - points_.data());
+    ++node_ops_[idx * nodes_ + node];
+  }
+  std::size_t nodes() const { return nodes_; }
+  // Coordinator requests of point i, per node.
+  std::span<const std::uint64_t> node_ops(std::size_t i) const { return {node_ops_.data() + i * nodes_, nodes_}; }
 
   SimTime interval() const { return interval_; }
   std::span<const Point> points() const { return {points_.data(), used_}; }
@@ -42,6 +58,8 @@ class Timeline {
   SimTime interval_;
   std::vector<Point> points_;  // kMaxPoints entries; the first used_ are in use
   std::size_t used_ = 0;
+  std::size_t nodes_ = 0;
+  std::vector<std::uint64_t> node_ops_;  // kMaxPoints x nodes_
 };
 
 }  // namespace lbsim

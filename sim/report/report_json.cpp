@@ -147,10 +147,35 @@ OJ report_json_stable(const RunResult& r) {
   const double iv = to_sec(r.timeline.interval());
   for (std::size_t i = 0; i < r.timeline.points().size(); ++i) {
     const auto& p = r.timeline.points()[i];
-    points.push_back({{"t_s", round_to(static_cast<double>(i) * iv, 9)},
-                      {"ops", p.ops},
-                      {"errors", p.errors},
-                      {"p99_ms", round_to(to_ms(p.latency.percentile(99)), 6)}});
+    OJ pt{{"t_s", round_to(static_cast<double>(i) * iv, 9)},
+          {"ops", p.ops},
+          {"errors", p.errors},
+          {"p99_ms", round_to(to_ms(p.latency.percentile(99)), 6)}};
+    // Requests served per node (coordinator attempts), in the order of "nodes".
+    if (r.timeline.nodes() == r.nodes.size()) {
+      OJ per = OJ::array();
+      for (std::uint64_t v : r.timeline.node_ops(i)) per.push_back(v);
+      pt["coordinator_ops"] = per;
+    }
+    if (r.tablets) {
+      pt["payloads"] = p.payloads;
+      pt["fallback"] = p.fallback;
+    }
+    points.push_back(std::move(pt));
+  }
+  if (r.tablets) {
+    const TabletResult& t = *r.tablets;
+    OJ per = OJ::array();
+    for (auto v : t.node_replicas) per.push_back(v);
+    j["tablets"] = {{"count", t.tablets},
+                    {"fallback_routed", t.fallback},
+                    {"non_replica_coordinations", t.non_replica},
+                    {"wrong_shard", t.wrong_shard},
+                    {"payloads", t.payloads},
+                    {"cache_updates", t.cache_updates},
+                    {"migrations_started", t.migrations_started},
+                    {"migrations_done", t.migrations_done},
+                    {"replicas_per_node", per}};
   }
   j["timeline"] = {{"interval_s", round_to(iv, 9)}, {"points", points}};
   OJ buckets = OJ::array();

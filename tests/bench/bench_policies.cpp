@@ -22,7 +22,7 @@ struct Setup {
   std::vector<Request> requests;
 
   explicit Setup(const char* spec)
-      : ring(make_topology(), Replication{StrategyKind::Simple, 3, {}}), view(ring.topology()) {
+      : ring(make_topology(), Replication{StrategyKind::Simple, 3, {}, {}}), view(ring.topology()) {
     policy = make_policy(nlohmann::json::parse(spec), "", BuildContext{&ring.topology()});
     Rng init(1);
     policy->init(view, init);

@@ -20,7 +20,7 @@ Topology big_topology(std::size_t nodes, std::size_t tokens) {
   return Topology::build(std::move(specs));
 }
 
-const Replication kNts333{StrategyKind::NetworkTopology, 1, {{"dc0", 3}, {"dc1", 3}, {"dc2", 3}}};
+const Replication kNts333{StrategyKind::NetworkTopology, 1, {{"dc0", 3}, {"dc1", 3}, {"dc2", 3}}, {}};
 
 void BM_RingBuild1000x256Nts333(benchmark::State& state) {
   const Topology topo = big_topology(1000, 256);

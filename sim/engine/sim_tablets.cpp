@@ -1,0 +1,243 @@
+// Tablet keyspaces and topology changes (issue 11; ../shared/docs/tablets-shard-aware.md
+// sections 1-3 and 6):
+// - the server's tablet map (system.tablets), changed only by migrations, each replica a
+//   (host, shard); replica work runs on the replica's tablet shard;
+// - the locality check after execution (SS tablets.cc check_locality): a coordinator that is not
+//   a replica, or a replica reached on another shard than the tablet's, answers with the
+//   tablets-routing-v1 payload (the replicas column: the old set while a tablet moves), except
+//   the pending replica on its pending shard; the request is never redirected;
+// - the driver's cache, warm or empty, merged from payloads (delete the overlapping entries and
+//   insert the new one: with a fixed pow2 count, the entry of that tablet is replaced); a key whose
+//   tablet is unknown takes the driver's fallback (the vnode token map, or no token awareness);
+// - topology changes: joining nodes start empty and the balancer (sim/cluster/tablet_balancer.hpp)
+//   moves tablets to them; a decommissioned node is drained and then leaves; a removed node is
+//   down at once and its replicas are rebuilt elsewhere. The driver and the coordinators learn of
+//   a node after their detection delays (faults.driver_detection_ms / server_detection_ms); Java
+//   3.x round-robin policies then append a new host to their lists (onAdd -> onUp), the mechanism
+//   of scylladb#19107.
+// - A migration: write both (old and pending replica; the pending one adds to the writes' block
+//   count, as Cassandra and ScyllaDB count pending endpoints), read old, for the fixed latency's
+//   first half plus size / bandwidth (streaming); then write both, read new, for the second half;
+//   then the map replaces the old replica by the new one in place. Streaming itself costs no CPU
+//   in the model.
+#include "sim/engine/sim_impl.hpp"
+
+namespace lbsim {
+
+void Simulation::Impl::init_tablets() {
+  const ChangeSpec& ch = sc_.changes;
+  const std::uint32_t initial = ch.initial_nodes == 0 ? static_cast<std::uint32_t>(n_) : ch.initial_nodes;
+  left_.assign(n_, 0);
+  bnodes_.assign(n_, BalancerNode{});
+  for (NodeId n = 0; n < n_; ++n) bnodes_[n].shards = n < initial ? sc_.nodes.shards : 0;
+  // Nodes that join later are unknown to the driver and the coordinators until they join.
+  for (NodeId n = initial; n < n_; ++n) {
+    view_.set_up(n, false);
+    server_up_[n] = 0;
+  }
+  for (std::uint32_t i = 0; i < ch.events.size(); ++i) q_.push(ch.events[i].at, kChange, i);
+  balancer_rng_ = root_.fork("balancer");
+  if (!sc_.tablet_map) return;
+  tablets_ = true;
+  tmap_ = *sc_.tablet_map;
+  tstride_ = tmap_.replicas_per_tablet();
+  thosts_.resize(tmap_.all().size());
+  for (std::size_t i = 0; i < thosts_.size(); ++i) thosts_[i] = tmap_.all()[i].host;
+  tmig_.assign(tmap_.count(), -1);
+  const bool warm = sc_.client.tablet_cache_warm;
+  cache_known_.assign(tmap_.count(), warm ? 1 : 0);
+  cache_hosts_ = thosts_;
+  cache_shards_.resize(thosts_.size());
+  for (std::size_t i = 0; i < thosts_.size(); ++i) cache_shards_[i] = tmap_.all()[i].shard;
+}
+
+std::span<const NodeId> Simulation::Impl::server_replicas(std::uint32_t range, bool read, std::array<NodeId, 64>& buf,
+                                                          NodeId& extra) const {
+  extra = kNoNode;
+  if (!tablets_) return ring_.replicas_at(range, ReplicaOrder::Server);
+  const std::span<const NodeId> cur(thosts_.data() + range * tstride_, tstride_);
+  const std::int32_t mi = tmig_[range];
+  if (mi < 0) return cur;
+  const Migration& m = migs_[static_cast<std::size_t>(mi)];
+  std::size_t k = 0;
+  for (NodeId h : cur) buf[k++] = h;
+  if (read) {
+    if (m.stage == 1)
+      for (std::size_t i = 0; i < k; ++i)
+        if (buf[i] == m.m.from.host) buf[i] = m.m.to.host;
+  } else if (m.m.to.host != m.m.from.host) {
+    buf[k++] = m.m.to.host;
+    extra = m.m.to.host;
+  }
+  return {buf.data(), k};
+}
+
+std::uint32_t Simulation::Impl::replica_shard(std::uint32_t range, Token t, NodeId r) const {
+  if (!tablets_) return shard_of_token(t);
+  const std::int32_t mi = tmig_[range];
+  if (mi >= 0) {
+    const Migration& m = migs_[static_cast<std::size_t>(mi)];
+    // An intra-node move keeps the host: the new shard serves once reads switch.
+    if (m.m.to.host == r && (m.m.from.host != r || m.stage == 1)) return m.m.to.shard;
+  }
+  for (const TabletReplica& x : tmap_.replicas(range))
+    if (x.host == r) return x.shard;
+  return shard_of_token(t);  // not a replica (not reached: coordinators send only to replicas)
+}
+
+std::span<const NodeId> Simulation::Impl::driver_replicas(Op& op) {
+  if (!tablets_) return ring_.replicas_at(op.range, ReplicaOrder::Driver);
+  if (cache_known_[op.range]) return {cache_hosts_.data() + op.range * tstride_, tstride_};
+  ++tc_.fallback;
+  if (window_open_ && !window_closed_) result_.timeline.record_fallback(now_ - window_start_);
+  if (sc_.client.tablet_fallback == TabletFallback::Random) return {};  // Rust: not token-aware
+  return ring_.replicas(op.token, ReplicaOrder::Driver);
+}
+
+std::uint32_t Simulation::Impl::driver_shard(const Op& op, NodeId host) {
+  // No connection model: the unrouted request's shard is drawn over the node's shards as before.
+  const std::uint32_t shards = conns_per_host_ == 0 ? sc_.nodes.shards : shards_;
+  if (!op.routed) return static_cast<std::uint32_t>(shard_rng_.below(shards));
+  if (tablets_) {
+    if (cache_known_[op.range]) {
+      // The tablet's shard for this host (J3/PY/GO: else the vnode formula).
+      const std::size_t base = op.range * tstride_;
+      for (std::size_t i = 0; i < tstride_; ++i)
+        if (cache_hosts_[base + i] == host) return cache_shards_[base + i];
+    } else if (sc_.client.tablet_fallback == TabletFallback::Random) {
+      return static_cast<std::uint32_t>(shard_rng_.below(shards));  // Rust: a random shard
+    }
+  }
+  return shard_of_token(op.token);
+}
+
+void Simulation::Impl::tablet_route(std::uint32_t cr) {
+  CoordReq& c = crs_[cr];
+  if (!tablets_ || !c.routed) return;
+  bool replica = false, wrong = false;
+  for (const TabletReplica& x : tmap_.replicas(c.range))
+    if (x.host == c.node) {
+      replica = true;
+      wrong = x.shard != c.shard;
+    }
+  bool pending_here = false;
+  if (const std::int32_t mi = tmig_[c.range]; mi >= 0) {
+    const TabletMigration& m = migs_[static_cast<std::size_t>(mi)].m;
+    pending_here = m.to.host == c.node && m.to.shard == c.shard;
+  }
+  if (!replica) {
+    ++tc_.non_replica;
+    c.payload = !pending_here;
+  } else if (wrong) {
+    ++tc_.wrong_shard;
+    c.payload = !pending_here;
+  }
+}
+
+void Simulation::Impl::tablet_learn(std::uint32_t cr) {
+  const CoordReq& c = crs_[cr];
+  if (!c.payload || !c.success) return;
+  ++tc_.payloads;
+  if (window_open_ && !window_closed_) result_.timeline.record_payload(now_ - window_start_);
+  // Java 4.x before 4.19.0.1 learnt from SELECT results only (java-driver#498).
+  if (c.kind != OpKind::Read && !sc_.client.tablet_learn_writes) return;
+  const std::size_t base = c.range * tstride_;
+  const auto reps = tmap_.replicas(c.range);
+  for (std::size_t i = 0; i < tstride_; ++i) {
+    cache_hosts_[base + i] = reps[i].host;
+    cache_shards_[base + i] = reps[i].shard;
+  }
+  cache_known_[c.range] = 1;
+  ++tc_.cache_updates;
+}
+
+void Simulation::Impl::schedule_detection(NodeId n, bool up) {
+  const auto at_driver = now_ + sc_.faults.driver_detection;
+  const auto at_server = now_ + sc_.faults.server_detection;
+  detections_.push_back({at_driver, n, up, true});
+  q_.push(at_driver, kDetect, static_cast<std::uint32_t>(detections_.size() - 1));
+  detections_.push_back({at_server, n, up, false});
+  q_.push(at_server, kDetect, static_cast<std::uint32_t>(detections_.size() - 1));
+}
+
+void Simulation::Impl::on_change(std::uint32_t idx) {
+  const ChangeEvent& e = sc_.changes.events[idx];
+  for (NodeId n : e.nodes) {
+    switch (e.kind) {
+      case ChangeKind::AddNode:
+        bnodes_[n].shards = sc_.nodes.shards;
+        schedule_detection(n, true);
+        break;
+      case ChangeKind::Decommission:
+        bnodes_[n].draining = true;
+        break;
+      case ChangeKind::RemoveNode:
+        bnodes_[n].draining = true;
+        nodes_.set_down(n, now_);  // dead: its replicas are rebuilt from the others
+        schedule_detection(n, false);
+        break;
+    }
+  }
+  rebalance();
+  for (NodeId n : e.nodes) leave_if_drained(n);
+}
+
+void Simulation::Impl::rebalance() {
+  if (!tablets_) return;
+  std::vector<TabletMigration> running;
+  for (const Migration& m : migs_)
+    if (m.active) running.push_back(m.m);
+  const BalancerLimits limits{sc_.changes.max_in_per_shard, sc_.changes.max_out_per_shard};
+  const auto plan = plan_migrations(topo_, tmap_, bnodes_, running, limits, balancer_rng_);
+  const SimTime stream = static_cast<SimTime>(
+      sc_.changes.tablet_size_mb / sc_.changes.stream_mb_s * 1e9 + 0.5);
+  for (const TabletMigration& m : plan) {
+    std::uint32_t slot = 0;
+    while (slot < migs_.size() && migs_[slot].active) ++slot;
+    if (slot == migs_.size()) migs_.emplace_back();
+    migs_[slot] = {m, 0, true};
+    tmig_[m.tablet] = static_cast<std::int32_t>(slot);
+    ++migrations_started_;
+    q_.push(now_ + sc_.changes.migration_latency / 2 + stream, kMigration, slot);
+  }
+}
+
+void Simulation::Impl::on_migration(std::uint32_t slot) {
+  Migration& m = migs_[slot];
+  if (m.stage == 0) {  // streamed: reads switch to the new replica
+    m.stage = 1;
+    q_.push(now_ + sc_.changes.migration_latency - sc_.changes.migration_latency / 2, kMigration, slot);
+    return;
+  }
+  // use_new: the new replica replaces the old one in place.
+  const std::uint64_t t = m.m.tablet;
+  const bool ok = tmap_.replace_replica(t, m.m.from, m.m.to);
+  LBSIM_DCHECK(ok, "a migration's source is not a replica of its tablet");
+  (void)ok;
+  for (std::size_t i = 0; i < tstride_; ++i) thosts_[t * tstride_ + i] = tmap_.replicas(t)[i].host;
+  tmig_[t] = -1;
+  m.active = false;
+  ++migrations_done_;
+  const NodeId from = m.m.from.host;
+  rebalance();
+  leave_if_drained(from);
+}
+
+void Simulation::Impl::leave_if_drained(NodeId n) {
+  if (!bnodes_[n].draining || left_[n]) return;
+  for (NodeId h : thosts_)
+    if (h == n) return;
+  for (const Migration& m : migs_)
+    if (m.active && (m.m.from.host == n || m.m.to.host == n)) return;
+  // Drained: the node leaves. A decommissioned node stops serving now; the driver and the
+  // coordinators drop it after their detection delays. A removed node was already down.
+  left_[n] = 1;
+  bnodes_[n].shards = 0;
+  bnodes_[n].draining = false;
+  if (nodes_.up(n)) {
+    nodes_.set_down(n, now_);
+    schedule_detection(n, false);
+  }
+}
+
+}  // namespace lbsim
