@@ -176,6 +176,12 @@ TabletMap initial_tablet_map(const Topology& topo, const Replication& repl, std:
                                rf[d], topo.dcs[d], rf[d], members[d]));
   }
   const std::uint64_t count = tablet_count(repl.tablets ? *repl.tablets : TabletOptions{}, dcs);
+  // Placement is O(tablets x RF x nodes of a rack): refuse what would take minutes or gigabytes.
+  constexpr std::uint64_t kMaxTablets = std::uint64_t{1} << 16;
+  if (count > kMaxTablets)
+    jsonin::fail("/keyspace/tablets", fmt::format("{} tablets per table exceed the {} modelled; lower "
+                                                  "\"per_shard_goal\" or the explicit counts",
+                                                  count, kMaxTablets));
   return TabletMap::allocate(topo, shards, rf, count, root.fork("tablets"));
 }
 

@@ -148,7 +148,7 @@ Scenario scenario_from_json(Json doc, const std::string& file, const std::string
     jsonin::fail("/keyspace", fmt::format("at most {} replicas per range are modelled", kMaxReplicas));
 
   sc.nodes = parse_node_model(o.at("cluster"), "/cluster", topo, sc.cluster.sharding);
-  sc.changes = parse_changes(changes, "/changes", topo, initial, sc.cluster.replication.tablets.has_value());
+  sc.changes = parse_changes(changes, "/changes", topo, initial, sc.cluster.replication);
   if (sc.cluster.replication.tablets) build_tablets(sc);
   sc.network = parse_network(o.find("network"), "/network", topo);
   sc.client = parse_client(o.find("client"), "/client", topo);

@@ -1,7 +1,7 @@
 // A scenario: everything one `lbsim run` needs, parsed and validated up front.
 //
 // Top-level keys: name, description, seed, cluster, keyspace, network, client, workload,
-// timeouts, retry, speculative, faults, report, policies (configs/README.md documents each
+// timeouts, retry, speculative, faults, changes, report, policies (configs/README.md documents each
 // field). Validation is strict: unknown keys, wrong types and out-of-range values are ConfigErrors
 // naming the JSON path and the allowed values, and impossible combinations (a DC-local CL with
 // no replica in the client's DC, a policy's local DC that does not exist, ...) fail here, before

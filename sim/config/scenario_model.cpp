@@ -250,7 +250,8 @@ std::vector<NodeSpec> parse_joining_nodes(const Json* j, const std::string& path
 }
 
 ChangeSpec parse_changes(const Json* j, const std::string& path, const Topology& topo, std::size_t initial_nodes,
-                         bool tablets) {
+                         const Replication& repl) {
+  const bool tablets = repl.tablets.has_value();
   ChangeSpec s;
   s.initial_nodes = static_cast<std::uint32_t>(initial_nodes);
   if (!j) return s;
@@ -315,7 +316,30 @@ ChangeSpec parse_changes(const Json* j, const std::string& path, const Topology&
         jsonin::fail(jsonin::key_path(jsonin::index_path(ep, i), "at_s"),
                      "node '" + topo.nodes[c.nodes[0]].id + "' leaves before it joins");
     }
-    std::stable_sort(s.events.begin(), s.events.end(), [](const ChangeEvent& a, const ChangeEvent& b) { return a.at < b.at; });
+    std::vector<std::size_t> order(s.events.size());
+    for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+    std::stable_sort(order.begin(), order.end(),
+                     [&](std::size_t a, std::size_t b) { return s.events[a].at < s.events[b].at; });
+    // ScyllaDB refuses to drain a node when its DC would keep fewer nodes than the RF (a tablet
+    // never has two replicas on one node).
+    std::vector<int> members(topo.dcs.size(), 0);
+    for (NodeId n = 0; n < initial_nodes; ++n) ++members[topo.node_dc[n]];
+    for (std::size_t i : order) {
+      const auto& c = s.events[i];
+      for (NodeId n : c.nodes) {
+        const std::uint32_t dc = topo.node_dc[n];
+        if (c.kind == ChangeKind::AddNode) {
+          ++members[dc];
+        } else if (--members[dc] < repl.rf_for_dc(topo.dcs[dc])) {
+          jsonin::fail(jsonin::key_path(jsonin::index_path(ep, i), "node"),
+                       fmt::format("removing '{}' would leave {} nodes in '{}' for RF {}", topo.nodes[n].id,
+                                   members[dc], topo.dcs[dc], repl.rf_for_dc(topo.dcs[dc])));
+        }
+      }
+    }
+    std::vector<ChangeEvent> sorted;
+    for (std::size_t i : order) sorted.push_back(std::move(s.events[i]));
+    s.events = std::move(sorted);
   }
   if (!s.events.empty() && !tablets)
     jsonin::fail(path, "topology changes are modelled for tablet keyspaces (keyspace.tablets); vnode keyspaces "

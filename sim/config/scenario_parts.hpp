@@ -28,7 +28,7 @@ FaultSpec parse_faults(const Json* j, const std::string& path, const Topology& t
 // tokens are allocated with the others), then the events themselves against the full topology.
 std::vector<NodeSpec> parse_joining_nodes(const Json* j, const std::string& path);
 ChangeSpec parse_changes(const Json* j, const std::string& path, const Topology& topo, std::size_t initial_nodes,
-                         bool tablets);
+                         const Replication& repl);
 
 ClientSpec parse_client(const Json* j, const std::string& path, const Topology& topo);
 WorkloadSpec parse_workload(const Json& j, const std::string& path, const std::string& dir);

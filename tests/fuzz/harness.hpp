@@ -19,6 +19,7 @@
 
 #include "policies/registry.hpp"
 #include "sim/cluster/ring.hpp"
+#include "sim/config/cluster_config.hpp"
 #include "sim/config/scenario.hpp"
 #include "sim/config/scenario_parts.hpp"
 #include "sim/config/topology_file.hpp"
@@ -84,6 +85,14 @@ inline void scenario(std::string_view data) {
 inline void topology(std::string_view data) {
   const jsonin::Json doc = jsonin::parse_text(std::string(data), "fuzz.json");
   TopologyFile tf = parse_topology_file(doc, "fuzz.json");
+  if (tf.replication.tablets) {  // as `lbsim ring` builds it
+    const TabletMap map = initial_tablet_map(tf.topology, tf.replication, tf.sharding ? tf.sharding->nr_shards : 1,
+                                             tf.topology.size(), Rng(kDefaultScenarioSeed));
+    const TokenRing tablets = TokenRing::from_tablets(tf.topology, tf.replication, map);
+    for (const auto& k : tf.keys)
+      if (tablets.replicas(murmur3_token(k.routing_key), ReplicaOrder::Server).size() > tf.topology.size())
+        throw std::logic_error("more tablet replicas than nodes");
+  }
   const TokenRing ring(std::move(tf.topology), std::move(tf.replication));
   std::size_t sum = 0;
   for (const auto& k : tf.keys) sum += ring.replicas(murmur3_token(k.routing_key), ReplicaOrder::Driver).size();
