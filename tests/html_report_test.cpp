@@ -177,7 +177,8 @@ TEST_F(HtmlReport, ChromiumRendersEveryChartWithoutConsoleErrors) {
       {"sec-compare", {}},
       {"sec-load", {"fig-coordinator-load", "fig-replica-load"}},
       {"sec-latency", {"fig-latency-percentiles"}},
-      {"sec-timeline", {"fig-throughput-time", "fig-p99-time"}},
+      {"sec-timeline", {"fig-throughput-time", "fig-p99-time", "fig-node-requests-0", "fig-node-requests-1",
+                        "fig-node-requests-2"}},  // requests served per node, one chart per policy
       {"sec-sweep-1", {}}};
   for (const auto& m : kSweepMetrics) expected.back().second.push_back("fig-sweep-1-" + m);
   std::size_t figures = 0;

@@ -170,10 +170,49 @@ std::string timeline_section(const std::vector<PolicyRuns>& policies) {
     p99.series.push_back(std::move(b));
   }
   const std::string note = seeds.empty() ? "" : " Policies with several seeds show one of them:" + seeds;
+  // Requests served per node over time (timeline[].coordinator_ops): one chart per policy, one
+  // line per node; the chart users of scylladb#19107 read the imbalance from.
+  std::string per_node;
+  for (std::size_t pi = 0; pi < policies.size(); ++pi) {
+    const auto& p = policies[pi];
+    if (p.runs.empty()) continue;
+    const Json& r = *p.runs.front();
+    const double iv = r.contains("/timeline/interval_s"_json_pointer) ? r["/timeline/interval_s"_json_pointer].get<double>() : 0;
+    const double window = r.contains("/simulated_s/window"_json_pointer) ? r["/simulated_s/window"_json_pointer].get<double>() : 0;
+    if (!(iv > 0) || !r.contains("/timeline/points"_json_pointer) || !r.contains("nodes")) continue;
+    const Json& nodes = r["nodes"];
+    svg::LineChart c;
+    c.id = fmt::format("chart-node-requests-{}", pi);
+    c.title = "Requests served per node: " + p.name;
+    c.y_label = "coordinator requests (per s)";
+    c.x_label = "simulated time since the measurement window began (s)";
+    c.width = 1300;
+    c.height = 340;
+    bool any = false;
+    for (std::size_t n = 0; n < nodes.size(); ++n) {
+      svg::Series s;
+      s.name = nodes[n].value("id", std::string("?"));
+      for (const auto& pt : r["/timeline/points"_json_pointer]) {
+        if (!pt.contains("coordinator_ops") || n >= pt["coordinator_ops"].size()) continue;
+        const double t = pt.value("t_s", 0.0);
+        const double len = window > t ? std::min(iv, window - t) : iv;
+        if (len < iv * 0.05) continue;
+        s.x.push_back(t + len / 2);
+        s.y.push_back(pt["coordinator_ops"][n].get<double>() / len);
+        any = true;
+      }
+      c.series.push_back(std::move(s));
+    }
+    if (any)
+      per_node += figure(fmt::format("fig-node-requests-{}", pi), svg::render(c),
+                         "Attempts each node received as coordinator, per second of each timeline interval (" +
+                             p.name + (p.runs.size() > 1 ? ", one seed" : "") + ").");
+  }
   return section("sec-timeline", "Over time",
                  figure("fig-throughput-time", svg::render(tput),
                         "Completed operations per second in each timeline interval, plotted at its middle." + note) +
-                     figure("fig-p99-time", svg::render(p99), "p99 latency of the operations completed in each interval." + note));
+                     figure("fig-p99-time", svg::render(p99), "p99 latency of the operations completed in each interval." + note) +
+                     per_node);
 }
 
 std::string mean_ci(double mean, double ci) {
