@@ -2,6 +2,7 @@
 // tolerance is stated next to its assertion.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 
@@ -65,6 +66,37 @@ TEST(QueueingValidation, SharedDisciplineMatchesErlangC) {
   // The formula itself against the table in queueing.md (mu = 1, c = 4, rho 0.8 -> 1.7455).
   EXPECT_NEAR(erlang_c_wait(4, 3.2, 1.0), 1.7455, 1e-4);
   EXPECT_NEAR(erlang_c_wait(2, 1.6, 1.0), 2.7778, 1e-4);
+}
+
+// A tablet keyspace on one node (RF 1, 3 shards): 32 tablets, placed 11 / 11 / 10 on the shards
+// (least-loaded shard first), so each shard is an M/M/1 queue fed the Poisson share of its
+// tablets' keys: mean sojourn = sum_s p_s / (mu - lambda p_s), within 2 %; the shards' utilizations
+// are lambda p_s / mu within 2 %.
+TEST(QueueingValidation, TabletShardsAreMM1QueuesFedByTheirTabletsShare) {
+  const double service_us = 100, mu = 1e6 / service_us;
+  const double lambda = 0.8 * mu * 32 / 11;  // the busiest shards at rho 0.8
+  auto doc = queue_doc(lambda, service_us, 2'000'000);
+  doc["keyspace"] = jsonin::Json::parse(R"({"class": "NetworkTopologyStrategy", "rf": {"dc1": 1}, "tablets": true})");
+  doc["workload"]["keys"] = jsonin::Json::parse(R"({"count": 100000000})");
+  const Scenario sc = build(doc, {"cluster.shards=3", "cluster.num_tokens=8"});
+  ASSERT_TRUE(sc.tablet_map);
+  ASSERT_EQ(sc.tablet_map->count(), 32u);
+  std::vector<double> share(3, 0.0);
+  for (std::uint64_t t = 0; t < 32; ++t) share[sc.tablet_map->replicas(t)[0].shard] += 1.0 / 32;
+  std::vector<double> sorted = share;
+  std::sort(sorted.begin(), sorted.end());
+  EXPECT_DOUBLE_EQ(sorted[0], 10.0 / 32);
+  EXPECT_DOUBLE_EQ(sorted[2], 11.0 / 32);
+  const RunResult r = run_first(sc);
+  double w = 0;
+  for (double p : share) w += p / (mu - lambda * p);
+  w *= 1e6;
+  const double mean_us = r.latency.mean() / 1e3;
+  std::printf("tablet shards 11/11/10: mean %.2f us (theory %.2f, %+.2f%%)\n", mean_us, w, 100 * (mean_us / w - 1));
+  EXPECT_NEAR(mean_us / w, 1.0, 0.02);
+  ASSERT_EQ(r.nodes[0].shards.size(), 3u);
+  for (std::size_t s = 0; s < 3; ++s)
+    EXPECT_NEAR(r.nodes[0].shards[s].utilization / (lambda * share[s] / mu), 1.0, 0.02) << s;
 }
 
 // Little's law for a closed loop: throughput X = N / (R + Z), within 0.5 %.
