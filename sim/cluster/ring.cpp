@@ -79,6 +79,16 @@ TokenRing TokenRing::from_tablets(Topology topology, Replication replication, co
   return r;
 }
 
+TokenRing TokenRing::renumbered(Topology full, std::span<const NodeId> to_full) const {
+  TokenRing r = *this;
+  r.topo_ = std::move(full);
+  for (NodeId& n : r.owners_) n = to_full[n];
+  for (NodeId& n : r.server_) n = to_full[n];
+  for (NodeId& n : r.driver_) n = to_full[n];
+  r.compute_ownership();
+  return r;
+}
+
 void TokenRing::build_buckets() {
   // Bucket index over the top bits of the unbiased token: about one ring token per bucket.
   const std::size_t nb = std::clamp<std::size_t>(std::bit_ceil(tokens_.size()), 2, std::size_t{1} << 22);

@@ -57,6 +57,11 @@ class TokenRing {
   // and replica_shard() gives each replica's shard. Node tokens are not used.
   static TokenRing from_tablets(Topology topology, Replication replication, const TabletMap& map);
   bool has_tablets() const { return !replica_shards_.empty(); }
+  // The ring of a subset of a larger cluster, renumbered: this ring was built on a topology of
+  // some of `full`'s nodes (in `full`'s order), node i of it being node to_full[i] of `full`. The
+  // copy has the same ranges and replicas, with `full`'s node ids and topology (topology changes:
+  // each member set's placement is computed on the members alone).
+  TokenRing renumbered(Topology full, std::span<const NodeId> to_full) const;
   // Tablet keyspaces: the shard of the replica at position `pos` of `range` (server order).
   std::uint32_t replica_shard(std::size_t range, std::size_t pos) const { return replica_shards_[range * stride_ + pos]; }
   const std::vector<std::uint32_t>& replica_shards() const { return replica_shards_; }

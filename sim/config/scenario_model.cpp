@@ -226,7 +226,7 @@ const std::vector<std::string>& change_event_keys() {
 std::vector<NodeSpec> parse_joining_nodes(const Json* j, const std::string& path) {
   std::vector<NodeSpec> out;
   if (!j) return out;
-  Object o(*j, path, {"events", "migration"});
+  Object o(*j, path, {"events", "migration", "streaming_s"});
   const Json* ev = o.find("events");
   if (!ev) return out;
   const std::string ep = o.path_of("events");
@@ -255,7 +255,7 @@ ChangeSpec parse_changes(const Json* j, const std::string& path, const Topology&
   ChangeSpec s;
   s.initial_nodes = static_cast<std::uint32_t>(initial_nodes);
   if (!j) return s;
-  Object o(*j, path, {"events", "migration"});
+  Object o(*j, path, {"events", "migration", "streaming_s"});
   auto node_of = [&](const Object& e) {
     const std::string id = e.str("node");
     const auto n = topo.node_index(id);
@@ -341,9 +341,19 @@ ChangeSpec parse_changes(const Json* j, const std::string& path, const Topology&
     for (std::size_t i : order) sorted.push_back(std::move(s.events[i]));
     s.events = std::move(sorted);
   }
-  if (!s.events.empty() && !tablets)
-    jsonin::fail(path, "topology changes are modelled for tablet keyspaces (keyspace.tablets); vnode keyspaces "
-                       "(token ranges streamed to a joining node) are not modelled yet");
+  if (!tablets) {
+    // Vnode keyspaces: one streaming duration per ring change (no published figure: required).
+    if (o.has("migration"))
+      jsonin::fail(o.path_of("migration"), "tablet migrations need a tablet keyspace (keyspace.tablets); vnode "
+                                           "keyspaces take \"streaming_s\"");
+    if (!s.events.empty() && !o.has("streaming_s"))
+      jsonin::fail(o.path_of("streaming_s"), "required with topology events in a vnode keyspace: the time a join, "
+                                             "decommission or removenode streams before ownership switches");
+    s.streaming = from_ms(o.number("streaming_s", 1e-6, 1e6, 1.0) * 1e3);
+    return s;
+  }
+  if (o.has("streaming_s"))
+    jsonin::fail(o.path_of("streaming_s"), "vnode keyspaces only; tablet keyspaces take \"migration\"");
   if (const Json* m = o.find("migration")) {
     // No defaults for the migration cost: no published per-migration measurement exists
     // (configs/README.md, "changes"), so a scenario states its own.

@@ -117,6 +117,8 @@ struct ChangeSpec {
   double stream_mb_s = 100;
   std::uint32_t max_in_per_shard = 2;   // tablet_streaming_write_concurrency_per_shard
   std::uint32_t max_out_per_shard = 2;  // tablet_streaming_read_concurrency_per_shard
+  // Vnode keyspaces: how long one ring change streams before ownership switches.
+  SimTime streaming = 0;
   bool any() const { return !events.empty(); }
 };
 

@@ -29,7 +29,7 @@ namespace lbsim {
 struct Simulation::Impl {
   enum Ev : std::uint32_t {
     kOpStart, kAttemptArrive, kCoordDone, kReplicaArrive, kReplicaDone, kClientResponse, kTimer, kFault, kDetect, kWindow,
-    kDecoded, kHopDone, kChange, kMigration
+    kDecoded, kHopDone, kChange, kMigration, kChangeDone
   };
   static constexpr std::uint32_t kNoConn = 0xffffffffu;
   enum TimerId : std::uint32_t { kClientTimeout, kReadTimeout, kWriteTimeout, kSpeculative, kCasTimeout, kTimers };
@@ -126,6 +126,7 @@ struct Simulation::Impl {
     NodeId node;
     bool up;
     bool driver;  // false: server (gossip) view
+    const TokenRing* ring = nullptr;  // vnode changes: the driver's token map from then on
   };
 
   Impl(const Scenario& sc, const PolicyEntry& entry, std::unique_ptr<policy::Policy> pol, std::uint64_t seed);
@@ -160,10 +161,12 @@ struct Simulation::Impl {
   // sim_tablets.cpp: tablet keyspaces (the server's map, migrations, the driver's cache) and
   // topology changes.
   void init_tablets();
-  // The replicas a coordinator uses for `range` (a tablet index for tablet keyspaces): reads see
-  // the read set (the new replica once a migration reads new), writes the write set (old and
-  // pending replicas while a tablet moves; `extra` is then the pending one, else kNoNode).
-  std::span<const NodeId> server_replicas(std::uint32_t range, bool read, std::array<NodeId, 64>& buf, NodeId& extra) const;
+  // The replicas a coordinator uses for `range` (a tablet index for tablet keyspaces, a range of
+  // the server's current ring for vnodes): reads see the read set (the new replica once a
+  // migration reads new), writes the write set: the replicas, then the `pending` ones (a tablet's
+  // pending replica while it moves; a vnode range's new replicas while a node joins or leaves).
+  std::span<const NodeId> server_replicas(std::uint32_t range, Token token, bool read, std::array<NodeId, 64>& buf,
+                                          std::uint32_t& pending) const;
   std::uint32_t replica_shard(std::uint32_t range, Token t, NodeId r) const;  // the shard owning the work on r
   std::uint32_t driver_shard(const Op& op, NodeId host);  // the shard the driver targets on host
   void tablet_route(std::uint32_t cr);          // the server's locality check (payload or not)
@@ -173,7 +176,11 @@ struct Simulation::Impl {
   void on_migration(std::uint32_t slot);
   void rebalance();
   void leave_if_drained(NodeId n);
-  void schedule_detection(NodeId n, bool up);
+  void schedule_detection(NodeId n, bool up, const TokenRing* ring = nullptr);
+  // Vnode keyspaces: one ring change at a time (later events wait), streaming then switching.
+  void start_vnode_change(std::uint32_t idx);
+  void on_change_done(std::uint32_t idx);
+  const TokenRing* member_ring(const std::vector<std::uint8_t>& members);
 
   // sim_server.cpp
   void on_attempt_arrive(std::uint32_t cr);
@@ -202,6 +209,15 @@ struct Simulation::Impl {
 
   const Scenario& sc_;
   const TokenRing& ring_;
+  // Vnode keyspaces: the coordinators' ring, the ring being streamed to (pending ranges) and the
+  // driver's token map; all &ring_ without topology changes.
+  const TokenRing* sring_ = nullptr;
+  const TokenRing* pring_ = nullptr;
+  const TokenRing* dring_ = nullptr;
+  std::vector<std::unique_ptr<TokenRing>> rings_;
+  std::vector<std::uint8_t> vnode_members_;
+  std::vector<std::uint32_t> queued_changes_;
+  bool vnode_changes_ = false, streaming_ = false;
   const Topology& topo_;
   PolicyEntry entry_;
   std::unique_ptr<policy::Policy> policy_;

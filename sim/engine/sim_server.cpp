@@ -75,16 +75,22 @@ void Simulation::Impl::on_coord_done(std::uint32_t cr) {
     return;
   }
   tablet_route(cr);
+  // With vnode topology changes the ring may have changed since the driver planned: the range is
+  // the coordinator's.
+  if (vnode_changes_) c.range = static_cast<std::uint32_t>(sring_->range_index(c.token));
   std::array<NodeId, 64> rbuf{};
-  NodeId pending = kNoNode;
-  const auto replicas = server_replicas(c.range, c.kind == OpKind::Read, rbuf, pending);
+  std::uint32_t pending = 0;
+  const auto replicas = server_replicas(c.range, c.token, c.kind == OpKind::Read, rbuf, pending);
   const std::uint32_t local = topo_.node_dc[node];
   // CL arithmetic, availability and closest-first reads: sim/cluster/coordination.hpp, the same
   // code the analytic load model uses.
   c.need = cl_need(c.cl, local, rf_);
-  if (pending != kNoNode && c.kind != OpKind::Read) {
-    // A pending replica (a tablet moving) adds one to the writes' block count.
-    const std::uint32_t pd = topo_.node_dc[pending];
+  // Each live pending replica (a tablet moving, a vnode range changing hands) adds one to the
+  // writes' block count, as Cassandra's and ScyllaDB's pending endpoints do.
+  for (std::size_t i = replicas.size() - pending; i < replicas.size() && c.kind != OpKind::Read; ++i) {
+    const NodeId p = replicas[i];
+    if (server_up_[p] == 0) continue;
+    const std::uint32_t pd = topo_.node_dc[p];
     if (c.need.each) {
       if (pd < kMaxDcs) ++c.need.per_dc[pd];
     } else if (!c.need.local_only || pd == local) {
@@ -150,8 +156,8 @@ void Simulation::Impl::send_phase(std::uint32_t cr) {
   c.got = 0;
   c.dc_got = {};
   std::array<NodeId, 64> rbuf{};
-  NodeId pending = kNoNode;
-  const auto replicas = server_replicas(c.range, c.phase == 1, rbuf, pending);
+  std::uint32_t pending = 0;
+  const auto replicas = server_replicas(c.range, c.token, c.phase == 1, rbuf, pending);
   const bool local_only = c.cl == ConsistencyLevel::LocalSerial;
   const std::uint32_t local = topo_.node_dc[c.node];
   std::array<NodeId, 64> targets{};
@@ -292,6 +298,7 @@ void Simulation::Impl::on_fault(std::uint32_t idx) {
 
 void Simulation::Impl::on_detect(std::uint32_t idx) {
   const Detection& d = detections_[idx];
+  if (d.driver && d.ring) dring_ = d.ring;  // the driver's token map refreshes with the topology event
   if (!d.driver) {
     server_up_[d.node] = d.up ? 1 : 0;
     return;

@@ -20,6 +20,8 @@
 //   first half plus size / bandwidth (streaming); then write both, read new, for the second half;
 //   then the map replaces the old replica by the new one in place. Streaming itself costs no CPU
 //   in the model.
+#include <algorithm>
+
 #include "sim/engine/sim_impl.hpp"
 
 namespace lbsim {
@@ -37,6 +39,10 @@ void Simulation::Impl::init_tablets() {
   }
   for (std::uint32_t i = 0; i < ch.events.size(); ++i) q_.push(ch.events[i].at, kChange, i);
   balancer_rng_ = root_.fork("balancer");
+  sring_ = dring_ = &ring_;
+  vnode_members_.assign(n_, 0);
+  for (NodeId n = 0; n < initial; ++n) vnode_members_[n] = 1;
+  vnode_changes_ = !sc_.tablet_map && ch.any();
   if (!sc_.tablet_map) return;
   tablets_ = true;
   tmap_ = *sc_.tablet_map;
@@ -51,10 +57,22 @@ void Simulation::Impl::init_tablets() {
   for (std::size_t i = 0; i < thosts_.size(); ++i) cache_shards_[i] = tmap_.all()[i].shard;
 }
 
-std::span<const NodeId> Simulation::Impl::server_replicas(std::uint32_t range, bool read, std::array<NodeId, 64>& buf,
-                                                          NodeId& extra) const {
-  extra = kNoNode;
-  if (!tablets_) return ring_.replicas_at(range, ReplicaOrder::Server);
+std::span<const NodeId> Simulation::Impl::server_replicas(std::uint32_t range, Token token, bool read,
+                                                          std::array<NodeId, 64>& buf, std::uint32_t& pending) const {
+  pending = 0;
+  if (!tablets_) {
+    const auto cur = sring_->replicas_at(range, ReplicaOrder::Server);
+    if (read || !pring_) return cur;
+    // Pending ranges: the replicas of the ring being streamed to that do not hold the range now.
+    std::size_t k = 0;
+    for (NodeId h : cur) buf[k++] = h;
+    for (NodeId h : pring_->replicas(token, ReplicaOrder::Server))
+      if (std::find(cur.begin(), cur.end(), h) == cur.end() && k < buf.size()) {
+        buf[k++] = h;
+        ++pending;
+      }
+    return {buf.data(), k};
+  }
   const std::span<const NodeId> cur(thosts_.data() + range * tstride_, tstride_);
   const std::int32_t mi = tmig_[range];
   if (mi < 0) return cur;
@@ -67,7 +85,7 @@ std::span<const NodeId> Simulation::Impl::server_replicas(std::uint32_t range, b
         if (buf[i] == m.m.from.host) buf[i] = m.m.to.host;
   } else if (m.m.to.host != m.m.from.host) {
     buf[k++] = m.m.to.host;
-    extra = m.m.to.host;
+    pending = 1;
   }
   return {buf.data(), k};
 }
@@ -86,12 +104,12 @@ std::uint32_t Simulation::Impl::replica_shard(std::uint32_t range, Token t, Node
 }
 
 std::span<const NodeId> Simulation::Impl::driver_replicas(Op& op) {
-  if (!tablets_) return ring_.replicas_at(op.range, ReplicaOrder::Driver);
+  if (!tablets_) return dring_->replicas_at(op.range, ReplicaOrder::Driver);
   if (cache_known_[op.range]) return {cache_hosts_.data() + op.range * tstride_, tstride_};
   ++tc_.fallback;
   if (window_open_ && !window_closed_) result_.timeline.record_fallback(now_ - window_start_);
   if (sc_.client.tablet_fallback == TabletFallback::Random) return {};  // Rust: not token-aware
-  return ring_.replicas(op.token, ReplicaOrder::Driver);
+  return dring_->replicas(op.token, ReplicaOrder::Driver);
 }
 
 std::uint32_t Simulation::Impl::driver_shard(const Op& op, NodeId host) {
@@ -151,21 +169,34 @@ void Simulation::Impl::tablet_learn(std::uint32_t cr) {
   ++tc_.cache_updates;
 }
 
-void Simulation::Impl::schedule_detection(NodeId n, bool up) {
+void Simulation::Impl::schedule_detection(NodeId n, bool up, const TokenRing* ring) {
   const auto at_driver = now_ + sc_.faults.driver_detection;
   const auto at_server = now_ + sc_.faults.server_detection;
-  detections_.push_back({at_driver, n, up, true});
+  detections_.push_back({at_driver, n, up, true, ring});
   q_.push(at_driver, kDetect, static_cast<std::uint32_t>(detections_.size() - 1));
   detections_.push_back({at_server, n, up, false});
   q_.push(at_server, kDetect, static_cast<std::uint32_t>(detections_.size() - 1));
 }
 
 void Simulation::Impl::on_change(std::uint32_t idx) {
+  if (vnode_changes_) {
+    const ChangeEvent& e = sc_.changes.events[idx];
+    if (e.kind == ChangeKind::RemoveNode && nodes_.up(e.nodes[0])) {
+      nodes_.set_down(e.nodes[0], now_);  // dead now, even if its removal waits for another change
+      schedule_detection(e.nodes[0], false);
+    }
+    if (streaming_) queued_changes_.push_back(idx);
+    else start_vnode_change(idx);
+    return;
+  }
   const ChangeEvent& e = sc_.changes.events[idx];
   for (NodeId n : e.nodes) {
     switch (e.kind) {
       case ChangeKind::AddNode:
+        // The joining node is a member at once (with no tablets) and gossip knows it at once; the
+        // driver learns of it after its detection delay.
         bnodes_[n].shards = sc_.nodes.shards;
+        server_up_[n] = 1;
         schedule_detection(n, true);
         break;
       case ChangeKind::Decommission:
@@ -237,6 +268,75 @@ void Simulation::Impl::leave_if_drained(NodeId n) {
   if (nodes_.up(n)) {
     nodes_.set_down(n, now_);
     schedule_detection(n, false);
+  }
+}
+
+// Vnode keyspaces (Cassandra, ScyllaDB without tablets): a joining node takes its tokens, a
+// decommissioned or removed one gives its ranges away. While the data streams (changes.
+// streaming_s), writes also go to the ranges' pending replicas (the new ring's replicas that do
+// not hold the range now) and reads stay on the old ones; then the coordinators switch to the new
+// ring. The driver refreshes its token map, and its policies add or remove the host, after its
+// detection delay from the switch (a node is announced NEW_NODE once it is NORMAL). Concurrent
+// changes are serialized, as Cassandra requires.
+const TokenRing* Simulation::Impl::member_ring(const std::vector<std::uint8_t>& members) {
+  std::vector<NodeSpec> nodes;
+  std::vector<NodeId> to_full;
+  for (NodeId n = 0; n < n_; ++n)
+    if (members[n]) {
+      nodes.push_back(topo_.nodes[n]);
+      to_full.push_back(n);
+    }
+  const TokenRing local(Topology::build(std::move(nodes)), ring_.replication());
+  rings_.push_back(std::make_unique<TokenRing>(local.renumbered(topo_, to_full)));
+  return rings_.back().get();
+}
+
+void Simulation::Impl::start_vnode_change(std::uint32_t idx) {
+  const ChangeEvent& e = sc_.changes.events[idx];
+  for (NodeId n : e.nodes) {
+    if (e.kind == ChangeKind::AddNode) {
+      vnode_members_[n] = 1;
+      server_up_[n] = 1;  // gossip knows the joining node; it takes pending writes
+    } else {
+      vnode_members_[n] = 0;
+      if (e.kind == ChangeKind::RemoveNode && nodes_.up(n)) {
+        nodes_.set_down(n, now_);  // dead; the others stream its ranges
+        schedule_detection(n, false);
+      }
+    }
+  }
+  pring_ = member_ring(vnode_members_);
+  streaming_ = true;
+  ++migrations_started_;
+  q_.push(now_ + sc_.changes.streaming, kChangeDone, idx);
+}
+
+void Simulation::Impl::on_change_done(std::uint32_t idx) {
+  const ChangeEvent& e = sc_.changes.events[idx];
+  sring_ = pring_;
+  pring_ = nullptr;
+  streaming_ = false;
+  ++migrations_done_;
+  for (NodeId n : e.nodes) {
+    switch (e.kind) {
+      case ChangeKind::AddNode: schedule_detection(n, true, sring_); break;
+      case ChangeKind::Decommission:
+        if (nodes_.up(n)) nodes_.set_down(n, now_);  // it leaves: stops serving
+        schedule_detection(n, false, sring_);
+        break;
+      case ChangeKind::RemoveNode: {
+        // Already down (and detected as such): only the driver's token map changes.
+        const auto at = now_ + sc_.faults.driver_detection;
+        detections_.push_back({at, n, false, true, sring_});
+        q_.push(at, kDetect, static_cast<std::uint32_t>(detections_.size() - 1));
+        break;
+      }
+    }
+  }
+  if (!queued_changes_.empty()) {
+    const std::uint32_t next = queued_changes_.front();
+    queued_changes_.erase(queued_changes_.begin());
+    start_vnode_change(next);
   }
 }
 

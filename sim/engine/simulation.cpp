@@ -156,7 +156,7 @@ void Simulation::Impl::start_op(std::uint32_t thread) {
   Op& op = ops_[id];
   op.start = now_;
   op.token = d.token;
-  op.range = static_cast<std::uint32_t>(tablets_ ? tablet_index(d.token, tmap_.log2_count()) : ring_.range_index(d.token));
+  op.range = static_cast<std::uint32_t>(tablets_ ? tablet_index(d.token, tmap_.log2_count()) : dring_->range_index(d.token));
   op.thread = thread;
   op.rows = d.rows;
   op.kind = d.op;
@@ -279,6 +279,7 @@ void Simulation::Impl::dispatch(const EventQueue::Event& e) {
     case kHopDone: on_hop_done(id); break;
     case kChange: on_change(id); break;
     case kMigration: on_migration(id); break;
+    case kChangeDone: on_change_done(id); break;
     case kWindow:
       if (id == 0) {
         open_window();
