@@ -79,7 +79,10 @@ ScenarioModel analyze_scenario(const Scenario& sc) {
     in.capacity.push_back(static_cast<double>(sc.nodes.shards) * (n < sc.nodes.speed.size() ? sc.nodes.speed[n] : 1.0));
   if (!sc.faults.events.empty()) out.notes.push_back("faults are not modelled: every node is up");
   if (w.fat_fraction > 0) out.notes.push_back("fat partitions are not modelled in the saturation bound");
-  if (per_shard)
+  if (per_shard && sc.tablets)
+    out.notes.push_back("per_shard discipline: the bound is the busiest shard's (each replica's work on its tablet "
+                        "shard, unrouted coordinator work spread evenly)");
+  else if (per_shard)
     out.notes.push_back("per_shard discipline: the bound is the busiest shard's (each key's work on the shard of its "
                         "token, unrouted coordinator work spread evenly)");
   else if (sc.nodes.discipline == Discipline::PerShard && sc.nodes.shards > 1)

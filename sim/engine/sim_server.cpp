@@ -202,6 +202,7 @@ void Simulation::Impl::enqueue_replica(std::uint32_t job, NodeId r, SimTime now)
     }
     j.hopped = true;
     ++node_hops_[r];
+    if (tablets_ && window_open_ && !window_closed_) result_.timeline.record_hop(now_ - window_start_);
     if (!shard_counts_.empty()) ++shard_counts_[r * shards_ + j.arrival].hops;
     q_.push(handed + sc_.nodes.cross_shard_latency.sample(net_rng_), kHopDone, job);
     return;

@@ -145,6 +145,7 @@ void Simulation::Impl::tablet_route(std::uint32_t cr) {
   }
   if (!replica) {
     ++tc_.non_replica;
+    if (window_open_ && !window_closed_) result_.timeline.record_non_replica(now_ - window_start_);
     c.payload = !pending_here;
   } else if (wrong) {
     ++tc_.wrong_shard;

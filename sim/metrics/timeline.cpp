@@ -14,8 +14,11 @@ Timeline::Point& Timeline::point(SimTime since_start) {
         m.errors += points_[i].errors;
         m.payloads += points_[i].payloads;
         m.fallback += points_[i].fallback;
+        m.non_replica += points_[i].non_replica;
+        m.hops += points_[i].hops;
         m.latency.merge(points_[i].latency);
         points_[i].ops = points_[i].errors = points_[i].payloads = points_[i].fallback = 0;
+        points_[i].non_replica = points_[i].hops = 0;
         for (std::size_t n = 0; n < nodes_; ++n) {
           node_ops_[(i / 2) * nodes_ + n] += node_ops_[i * nodes_ + n];
           node_ops_[i * nodes_ + n] = 0;

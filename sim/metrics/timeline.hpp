@@ -21,6 +21,8 @@ class Timeline {
     std::uint64_t errors = 0;
     std::uint64_t payloads = 0;  // tablets: answers carrying tablets-routing-v1 (misroutes)
     std::uint64_t fallback = 0;  // tablets: operations routed without a cached tablet
+    std::uint64_t non_replica = 0;  // tablets: attempts coordinated by a node holding no replica
+    std::uint64_t hops = 0;      // replica work items handed to another shard (cross-shard hops)
     LatencyHistogram latency;
   };
 
@@ -37,6 +39,8 @@ class Timeline {
   void record_error(SimTime since_start) { ++point(since_start).errors; }
   void record_payload(SimTime since_start) { ++point(since_start).payloads; }
   void record_fallback(SimTime since_start) { ++point(since_start).fallback; }
+  void record_non_replica(SimTime since_start) { ++point(since_start).non_replica; }
+  void record_hop(SimTime since_start) { ++point(since_start).hops; }
   // Requests served per node over time (attempts arriving at each coordinator).
   void set_nodes(std::size_t n) {
     nodes_ = n;

@@ -160,6 +160,8 @@ OJ report_json_stable(const RunResult& r) {
     if (r.tablets) {
       pt["payloads"] = p.payloads;
       pt["fallback"] = p.fallback;
+      pt["non_replica"] = p.non_replica;
+      pt["cross_shard_hops"] = p.hops;
     }
     points.push_back(std::move(pt));
   }

@@ -143,6 +143,13 @@ void print_run(std::ostream& out, const RunResult& r) {
                      100 * r.client.cpu_utilization, r.client.shared_rng_s, 100 * r.client.shared_rng_cpu_fraction,
                      grouped(static_cast<double>(r.client.shared_draws)),
                      grouped(static_cast<double>(r.client.thread_local_draws)), r.client.retries, r.client.speculative);
+  if (r.tablets) {
+    const TabletResult& t = *r.tablets;
+    out << fmt::format("tablets: {} per table; {} misrouted (payloads), {} non-replica coordinators, {} wrong shard, {} "
+                       "routed by the driver's fallback; {} of {} migrations done\n",
+                       t.tablets, t.payloads, t.non_replica, t.wrong_shard, t.fallback, t.migrations_done,
+                       t.migrations_started);
+  }
   if (!e.empty()) out << "errors: " << e << "\n";
   for (const auto& w : r.warnings) out << "warning: " << w << "\n";
   out << "\n";
