@@ -127,3 +127,48 @@ TEST(PoliciesCommand, ListsEveryRegisteredType) {
 }
 
 }  // namespace
+
+namespace {
+
+// `lbsim ring` and `lbsim replicas` on a tablet keyspace (issue 11): tablets per node and per
+// shard, and for a key its tablet (index = (token + 2^63) >> (64 - log2 N)), range and replicas.
+TEST(TabletsCli, RingCountsTabletsPerNodeAndShardAndReplicasNamesTheKeysTablet) {
+  const std::string cfg = std::string(LBSIM_SOURCE_DIR) + "/configs/tablets-vs-vnodes.json";
+  const CmdResult ring = lbsim("ring " + cfg + " --json");
+  ASSERT_EQ(ring.rc, 0) << ring.err;
+  const auto rj = nlohmann::json::parse(ring.out);
+  ASSERT_TRUE(rj.contains("tablets"));
+  EXPECT_EQ(rj["tablets"]["count"], 256);  // 6 x 7 shards, RF 3: ceil(10 x 42 / 3) = 140 -> 256
+  EXPECT_EQ(rj["tablets"]["shards_per_node"], 7);
+  std::uint64_t total = 0;
+  for (const auto& n : rj["tablets"]["nodes"]) {
+    std::uint64_t shards = 0;
+    for (const auto& v : n["per_shard"]) {
+      shards += v.get<std::uint64_t>();
+      EXPECT_GE(v.get<int>(), 18);  // 768 replicas on 42 shards: 18 or 19 each
+      EXPECT_LE(v.get<int>(), 19);
+    }
+    EXPECT_EQ(shards, n["tablets"].get<std::uint64_t>());
+    total += shards;
+  }
+  EXPECT_EQ(total, 768u);
+  EXPECT_NEAR(rj["tablets"]["dc_stats"]["dc1"]["per_shard"]["max_over_mean"].get<double>(), 19.0 / (768.0 / 42), 1e-3);
+
+  const CmdResult rep = lbsim("replicas " + cfg + " --key 0001 --token 0");
+  ASSERT_EQ(rep.rc, 0) << rep.err;
+  const auto pj = nlohmann::json::parse(rep.out);
+  const auto& key = pj["keys"][0];
+  const auto t = std::stoll(key["token"].get<std::string>());
+  const auto index = (static_cast<std::uint64_t>(t) + (std::uint64_t{1} << 63)) >> (64 - 8);
+  EXPECT_EQ(key["tablet"]["id"], index);
+  EXPECT_LT(std::stoll(key["tablet"]["first_exclusive"].get<std::string>()), t);
+  EXPECT_GE(std::stoll(key["tablet"]["last"].get<std::string>()), t);
+  ASSERT_EQ(key["tablet"]["replicas"].size(), 3u);
+  EXPECT_EQ(key["replicas"].size(), 3u);
+  // Token 0 is in tablet 128 of 256, whose range ends at 2^56 - 1.
+  EXPECT_EQ(pj["tokens"][0]["tablet"]["id"], 128);
+  EXPECT_EQ(pj["tokens"][0]["tablet"]["last"], std::to_string((std::int64_t{1} << 56) - 1));
+  EXPECT_EQ(pj["tokens"][0]["tablet"]["first_exclusive"], "-1");
+}
+
+}  // namespace

@@ -108,7 +108,8 @@ int run_plan(const std::vector<std::string>& args) {
   if (!cl) throw ConfigError("--cl", fmt::format("unknown consistency level '{}'; valid: {}", cl_name, kConsistencyNames));
 
   const RingInput in = load_ring_input(vm["file"].as<std::string>());
-  const TokenRing& ring = *in.ring;
+  // Tablet keyspaces: the tablet's replicas (a warm driver cache), else the vnode ring.
+  const TokenRing& ring = in.tablets ? *in.tablets : *in.ring;
   const Topology& topo = ring.topology();
 
   Token token = 0;
