@@ -193,11 +193,15 @@ std::unique_ptr<Policy> make_basic_4x(const jsonin::Json& spec, const std::strin
 
 }  // namespace
 
-LBSIM_REGISTER_POLICY(Basic4x,
+LBSIM_REGISTER_POLICY(Basic4x, Driver::Java4,
                       "Java 4.x BasicLoadBalancingPolicy: local replicas first, shuffled (ThreadLocalRandom), then the "
                       "other local nodes rotated one step per plan; optional DC failover (max_nodes_per_remote_dc)",
-                      (std::vector<std::string>{"local_dc", "max_nodes_per_remote_dc", "allow_for_local_consistency_levels",
-                                                "shuffle_replicas", "local_rack"}),
+                      (std::vector<ParamInfo>{
+                          {"local_dc", "a datacenter of the topology", "the DC of the first host (the contact point)"},
+                          {"max_nodes_per_remote_dc", "0..1000000", "0"},
+                          {"allow_for_local_consistency_levels", "true | false", "false"},
+                          {"shuffle_replicas", "true | false", "true"},
+                          {"local_rack", "a rack of local_dc (Scylla 4.x)", "none"}}),
                       make_basic_4x)
 
 }  // namespace lbsim::policy

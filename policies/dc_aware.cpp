@@ -140,10 +140,13 @@ std::unique_ptr<Policy> make_dc_aware(const jsonin::Json& spec, const std::strin
 
 std::unique_ptr<Policy> make_dc_round_robin(const DcRoundRobinOptions& opts) { return std::make_unique<DcRoundRobin>(opts); }
 
-LBSIM_REGISTER_POLICY(DCAwareRoundRobin,
+LBSIM_REGISTER_POLICY(DCAwareRoundRobin, Driver::Java3,
                       "Java 3.x DCAwareRoundRobinPolicy: local-DC hosts round-robin (one index step per plan, "
                       "random start), then used_hosts_per_remote_dc hosts of each remote DC unless the CL is DC-local",
-                      (std::vector<std::string>{"local_dc", "used_hosts_per_remote_dc", "allow_remote_dcs_for_local_cl"}),
+                      (std::vector<ParamInfo>{
+                          {"local_dc", "a datacenter of the topology", "the DC of the first host (the contact point)"},
+                          {"used_hosts_per_remote_dc", "0..1000000", "0"},
+                          {"allow_remote_dcs_for_local_cl", "true | false", "false"}}),
                       make_dc_aware)
 
 }  // namespace lbsim::policy

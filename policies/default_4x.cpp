@@ -135,12 +135,17 @@ std::unique_ptr<Policy> make_default_4x(const jsonin::Json& spec, const std::str
 
 }  // namespace
 
-LBSIM_REGISTER_POLICY(Default4x,
+LBSIM_REGISTER_POLICY(Default4x, Driver::Java4,
                       "Java 4.x DefaultLoadBalancingPolicy: Basic4x plus, with 3+ local replicas, demotion of busy replicas "
                       "without 2 responses in 200 ms and a power-of-two-choices swap on in-flight counts; the newly-up "
                       "branch is dead code in OSS 4.x (upTimes never written) and only --state can trigger it",
-                      (std::vector<std::string>{"local_dc", "max_nodes_per_remote_dc", "allow_for_local_consistency_levels",
-                                                "shuffle_replicas", "slow_replica_avoidance", "local_rack"}),
+                      (std::vector<ParamInfo>{
+                          {"local_dc", "a datacenter of the topology", "inferred: the DC of the first host"},
+                          {"max_nodes_per_remote_dc", "0..1000000", "0"},
+                          {"allow_for_local_consistency_levels", "true | false", "false"},
+                          {"shuffle_replicas", "true | false", "true"},
+                          {"slow_replica_avoidance", "true | false", "true"},
+                          {"local_rack", "a rack of local_dc (Scylla 4.x)", "none"}}),
                       make_default_4x)
 
 }  // namespace lbsim::policy

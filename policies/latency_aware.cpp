@@ -182,11 +182,15 @@ std::unique_ptr<Policy> make_latency_aware(std::unique_ptr<Policy> child, Latenc
   return std::make_unique<LatencyAware>(std::move(child), opts);
 }
 
-LBSIM_REGISTER_POLICY(LatencyAware,
+LBSIM_REGISTER_POLICY(LatencyAware, Driver::Java3,
                       "Java 3.x LatencyAwarePolicy around `child`: hosts whose decaying average latency exceeds "
                       "exclusion_threshold x the minimum (updated every update_rate_ms) go to the end of the plan",
-                      (std::vector<std::string>{"exclusion_threshold", "scale_ms", "retry_period_ms", "update_rate_ms",
-                                                "min_measure", "child"}),
+                      (std::vector<ParamInfo>{{"exclusion_threshold", "1..1e6", "2.0"},
+                                              {"scale_ms", "> 0 ms", "100"},
+                                              {"retry_period_ms", ">= 0 ms", "10000"},
+                                              {"update_rate_ms", "> 0 ms", "100"},
+                                              {"min_measure", "0..1e9", "50"},
+                                              {"child", "a Java 3.x policy spec", "required"}}),
                       make_latency_aware_spec)
 
 }  // namespace lbsim::policy

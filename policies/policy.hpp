@@ -217,6 +217,14 @@ class Policy {
   // Called once before any plan. `rng` is the policy's own stream (random start indexes).
   virtual void init(const ClusterView& view, Rng& rng) = 0;
   virtual Distance distance(HostId host) const = 0;
+  // The distance with the local rack told apart, as the Python driver's HostDistance
+  // (LOCAL_RACK 0, LOCAL 1, REMOTE 2, IGNORED -1) and rack-aware policies of other drivers use it.
+  // The default maps distance(): LOCAL 1, REMOTE 2, IGNORED -1; rack-aware policies that have a
+  // local rack return 0 for its hosts.
+  virtual int distance_tier(HostId host) const {
+    const Distance d = distance(host);
+    return d == Distance::Local ? 1 : (d == Distance::Remote ? 2 : -1);
+  }
   virtual Plan* new_plan(const Request& req, PlanRandom& rnd, PlanArena& arena) = 0;
 
   // Host state changes as the driver learns them (after the detection delay).

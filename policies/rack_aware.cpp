@@ -30,12 +30,16 @@ std::unique_ptr<Policy> make_rack_aware(const jsonin::Json& spec, const std::str
 
 }  // namespace
 
-LBSIM_REGISTER_POLICY(RackAwareRoundRobin,
+LBSIM_REGISTER_POLICY(RackAwareRoundRobin, Driver::Java3,
                       "Scylla Java 3.x RackAwareRoundRobinPolicy: local-rack hosts, then other racks of the local DC, "
                       "then remote DCs, one shared index; remote racks are LOCAL by distance() unless "
                       "remote_rack_distance is REMOTE (PR #588)",
-                      (std::vector<std::string>{"local_dc", "local_rack", "used_hosts_per_remote_dc",
-                                                "allow_remote_dcs_for_local_cl", "remote_rack_distance"}),
+                      (std::vector<ParamInfo>{
+                          {"local_dc", "a datacenter of the topology", "the DC of the first host (the contact point)"},
+                          {"local_rack", "a rack of local_dc", "the rack of the first host"},
+                          {"used_hosts_per_remote_dc", "0..1000000", "0"},
+                          {"allow_remote_dcs_for_local_cl", "true | false", "false"},
+                          {"remote_rack_distance", "LOCAL | REMOTE", "LOCAL"}}),
                       make_rack_aware)
 
 }  // namespace lbsim::policy

@@ -73,10 +73,10 @@ std::unique_ptr<Policy> make_random_two_choice(const jsonin::Json& spec, const s
 
 }  // namespace
 
-LBSIM_REGISTER_POLICY(RandomTwoChoice,
+LBSIM_REGISTER_POLICY(RandomTwoChoice, Driver::Java3,
                       "Scylla Java 3.x RandomTwoChoicePolicy around `child` (usually TokenAware RANDOM): of the "
                       "child's first two hosts, the one with fewer requests in flight on the token's shard goes "
                       "first (a tie: the second)",
-                      (std::vector<std::string>{"child"}), make_random_two_choice)
+                      (std::vector<ParamInfo>{{"child", "a Java 3.x policy spec", "required"}}), make_random_two_choice)
 
 }  // namespace lbsim::policy

@@ -8,6 +8,18 @@
 
 namespace lbsim::policy {
 
+std::string_view driver_name(Driver d) {
+  switch (d) {
+    case Driver::Java3: return "Java driver 3.x (DataStax and ScyllaDB)";
+    case Driver::Java4: return "Java driver 4.x";
+    case Driver::Python: return "Python driver (scylladb/python-driver, DataStax)";
+    case Driver::Rust: return "Rust driver (scylla-rust-driver)";
+    case Driver::Go: return "Go driver (scylladb/gocql, gocql)";
+    case Driver::NodeJs: return "Node.js driver (DataStax cassandra-driver 4.x)";
+  }
+  return "?";
+}
+
 Registry& Registry::instance() {
   static Registry r;
   return r;
@@ -83,18 +95,32 @@ std::unique_ptr<Policy> make_policy(const jsonin::Json& spec, const std::string&
 std::unique_ptr<Policy> make_child_policy(const jsonin::Json& spec, const std::string& path, const BuildContext& ctx,
                                           std::string_view parent) {
   std::string p = path;
+  const PolicyInfo* outer = Registry::instance().find(std::string(parent));
+  auto token_aware = [](std::string_view t) { return t.size() >= 10 && t.substr(t.size() - 10) == "TokenAware"; };
   for (const jsonin::Json* cur = &spec; cur->is_object();) {
     const auto t = cur->find("type");
     if (t == cur->end() || !t->is_string()) break;
     const std::string type = canonical_type(t->get<std::string>());
+    const PolicyInfo* inner = Registry::instance().find(type);
     if (type == "Basic4x" || type == "Default4x")
       jsonin::fail(jsonin::key_path(p, "type"),
                    fmt::format("{} (Java driver 3.x) cannot wrap {} (Java driver 4.x): the 4.x policies are token-aware "
                                "themselves and have no wrappers; use {} alone",
                                parent, type, type));
-    if (parent == "TokenAware" && type == "TokenAware")
-      jsonin::fail(jsonin::key_path(p, "type"), "TokenAware cannot wrap TokenAware (the outer one already puts the "
-                                                "replicas first); keep one TokenAware, outermost");
+    if (outer && inner && outer->driver != inner->driver)
+      jsonin::fail(jsonin::key_path(p, "type"),
+                   fmt::format("{} ({}) cannot wrap {} ({}): a driver's policies wrap only its own; valid here: {}",
+                               parent, driver_name(outer->driver), type, driver_name(inner->driver),
+                               [&] {
+                                 std::vector<std::string> same;
+                                 for (const auto* i : Registry::instance().all())
+                                   if (i->driver == outer->driver) same.push_back(i->type);
+                                 return jsonin::join(same);
+                               }()));
+    if (token_aware(parent) && token_aware(type))
+      jsonin::fail(jsonin::key_path(p, "type"), fmt::format("{} cannot wrap {} (the outer one already puts the "
+                                                            "replicas first); keep one, outermost",
+                                                            parent, type));
     const auto c = cur->find("child");
     if (c == cur->end()) break;
     cur = &*c;

@@ -9,6 +9,7 @@
 // make_policy() validates the spec; an unknown type or parameter is a ConfigError that names the
 // JSON path and lists the valid values.
 #pragma once
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <string>
@@ -27,10 +28,24 @@ struct BuildContext {
 using Factory = std::function<std::unique_ptr<Policy>(const jsonin::Json& spec, const std::string& path,
                                                       const BuildContext& ctx)>;
 
+// The driver a policy reproduces. A driver's wrappers (TokenAware, ...) wrap only its own policies,
+// and `lbsim policies` lists the policies grouped by driver.
+enum class Driver : std::uint8_t { Java3, Java4, Python, Rust, Go, NodeJs };
+std::string_view driver_name(Driver d);  // "Java driver 3.x (DataStax and ScyllaDB)", ...
+
+// One accepted key of a spec besides "type": its allowed values or range and its default
+// ("required" when it has none).
+struct ParamInfo {
+  std::string name;
+  std::string values;
+  std::string dflt;
+};
+
 struct PolicyInfo {
   std::string type;
+  Driver driver = Driver::Java3;
   std::string description;
-  std::vector<std::string> params;  // accepted keys besides "type"
+  std::vector<ParamInfo> params;
   Factory make;
 };
 
@@ -57,8 +72,9 @@ jsonin::Json canonical_spec(jsonin::Json spec);
 // Builds a policy from its spec; `path` is the spec's JSON path for messages.
 std::unique_ptr<Policy> make_policy(const jsonin::Json& spec, const std::string& path, const BuildContext& ctx);
 // The child of a wrapper policy (`parent` is the wrapper's type). Refuses what the drivers would
-// not build: a 4.x policy (Basic4x, Default4x) under a 3.x wrapper, and TokenAware anywhere below
-// TokenAware (the outer one already puts the replicas first).
+// not build: a policy of another driver under a driver's wrapper (a 4.x policy under a 3.x
+// wrapper, ...), and a token-aware wrapper anywhere below a token-aware wrapper (the outer one
+// already puts the replicas first).
 std::unique_ptr<Policy> make_child_policy(const jsonin::Json& spec, const std::string& path, const BuildContext& ctx,
                                           std::string_view parent);
 // The required "child" of the wrapper object `o`: a clear error when it is missing.
@@ -68,8 +84,10 @@ std::unique_ptr<Policy> make_required_child(const jsonin::Object& o, const Build
 
 #define LBSIM_POLICY_CONCAT2(a, b) a##b
 #define LBSIM_POLICY_CONCAT(a, b) LBSIM_POLICY_CONCAT2(a, b)
-#define LBSIM_REGISTER_POLICY(TYPE, DESCRIPTION, PARAMS, FACTORY)                              \
-  namespace {                                                                                  \
-  const bool LBSIM_POLICY_CONCAT(registered_, TYPE) =                                          \
-      ::lbsim::policy::Registry::instance().add({#TYPE, DESCRIPTION, PARAMS, FACTORY});        \
+// LBSIM_REGISTER_POLICY(Type, Driver::X, "description", (std::vector<ParamInfo>{{"name", "values",
+// "default"}, ...}), factory)
+#define LBSIM_REGISTER_POLICY(TYPE, DRIVER, DESCRIPTION, PARAMS, FACTORY)                              \
+  namespace {                                                                                          \
+  const bool LBSIM_POLICY_CONCAT(registered_, TYPE) =                                                  \
+      ::lbsim::policy::Registry::instance().add({#TYPE, ::lbsim::policy::DRIVER, DESCRIPTION, PARAMS, FACTORY}); \
   }

@@ -56,7 +56,7 @@ std::unique_ptr<Policy> make_round_robin(const jsonin::Json& spec, const std::st
 
 }  // namespace
 
-LBSIM_REGISTER_POLICY(RoundRobin,
+LBSIM_REGISTER_POLICY(RoundRobin, Driver::Java3,
                       "Java 3.x RoundRobinPolicy: every live host, rotated by one per plan from a random start",
                       {}, make_round_robin)
 

@@ -163,9 +163,12 @@ std::unique_ptr<Policy> make_token_aware(std::unique_ptr<Policy> child, TokenAwa
   return std::make_unique<TokenAware>(std::move(child), opts);
 }
 
-LBSIM_REGISTER_POLICY(TokenAware,
+LBSIM_REGISTER_POLICY(TokenAware, Driver::Java3,
                       "Java 3.x TokenAwarePolicy around `child`: up LOCAL replicas first, ordering RANDOM (default; "
                       "shuffle_rng shared|thread_local), TOPOLOGICAL or NEUTRAL, then the child plan",
-                      (std::vector<std::string>{"ordering", "shuffle_rng", "child"}), make_token_aware_spec)
+                      (std::vector<ParamInfo>{{"ordering", "RANDOM | TOPOLOGICAL | NEUTRAL", "RANDOM"},
+                                              {"shuffle_rng", "shared | thread_local", "shared"},
+                                              {"child", "a Java 3.x policy spec", "required"}}),
+                      make_token_aware_spec)
 
 }  // namespace lbsim::policy

@@ -2,6 +2,8 @@
 // that name the JSON path and list the valid values.
 #include <gtest/gtest.h>
 
+#include <set>
+
 #include "policy_test_util.hpp"
 #include "sim/core/error.hpp"
 
@@ -94,11 +96,39 @@ TEST(PolicyConfig, UnknownLocalDcOrRackListsTheTopologysValues) {
             "/policies/0/remote_rack_distance: unknown value 'IGNORED'; valid: LOCAL, REMOTE");
 }
 
-TEST(PolicyConfig, EveryPolicyHasADescriptionAndItsParameters) {
+TEST(PolicyConfig, EveryPolicyHasADescriptionAndItsParametersWithValuesAndDefaults) {
   const auto all = Registry::instance().all();
-  ASSERT_EQ(all.size(), 8u);
-  for (const auto* p : all) EXPECT_GT(p->description.size(), 40u) << p->type;
-  EXPECT_EQ(Registry::instance().find("TokenAware")->params, (std::vector<std::string>{"ordering", "shuffle_rng", "child"}));
+  ASSERT_GE(all.size(), 8u);
+  for (const auto* p : all) {
+    EXPECT_GT(p->description.size(), 40u) << p->type;
+    // The documented parameters are exactly the keys the factory accepts (its unknown-key error
+    // lists them), each with its values and default.
+    const std::string err = error_of(R"({"type":")" + p->type + R"(","bogus_key":1})");
+    const auto at = err.find("allowed keys: ");
+    ASSERT_NE(at, std::string::npos) << p->type << ": " << err;
+    std::set<std::string> accepted;
+    std::string rest = err.substr(at + 14);
+    for (std::size_t start = 0;;) {
+      const std::size_t comma = rest.find(", ", start);
+      accepted.insert(rest.substr(start, comma == std::string::npos ? std::string::npos : comma - start));
+      if (comma == std::string::npos) break;
+      start = comma + 2;
+    }
+    accepted.erase("type");
+    std::set<std::string> documented;
+    for (const auto& a : p->params) {
+      documented.insert(a.name);
+      EXPECT_FALSE(a.values.empty()) << p->type << "." << a.name;
+      EXPECT_FALSE(a.dflt.empty()) << p->type << "." << a.name;
+    }
+    EXPECT_EQ(documented, accepted) << p->type;
+  }
+  const auto& ta = Registry::instance().find("TokenAware")->params;
+  ASSERT_EQ(ta.size(), 3u);
+  EXPECT_EQ(ta[0].name, "ordering");
+  EXPECT_EQ(ta[0].dflt, "RANDOM");
+  EXPECT_EQ(Registry::instance().find("TokenAware")->driver, Driver::Java3);
+  EXPECT_EQ(Registry::instance().find("Default4x")->driver, Driver::Java4);
 }
 
 }  // namespace
