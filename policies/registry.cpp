@@ -119,8 +119,8 @@ std::unique_ptr<Policy> make_child_policy(const jsonin::Json& spec, const std::s
                                }()));
     if (token_aware(parent) && token_aware(type))
       jsonin::fail(jsonin::key_path(p, "type"), fmt::format("{} cannot wrap {} (the outer one already puts the "
-                                                            "replicas first); keep one, outermost",
-                                                            parent, type));
+                                                            "replicas first); keep one {}, outermost",
+                                                            parent, type, parent));
     const auto c = cur->find("child");
     if (c == cur->end()) break;
     cur = &*c;

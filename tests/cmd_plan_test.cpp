@@ -121,9 +121,21 @@ TEST(PoliciesCommand, ListsEveryRegisteredType) {
   const CmdResult r = lbsim("policies --json");
   ASSERT_EQ(r.rc, 0) << r.err;
   const auto j = nlohmann::json::parse(r.out);
-  ASSERT_EQ(j.size(), 8u);
-  EXPECT_EQ(j[7]["type"], "TokenAware");
-  EXPECT_EQ(j[7]["params"], nlohmann::json({"ordering", "shuffle_rng", "child"}));
+  ASSERT_GE(j.size(), 8u);
+  // Grouped by driver, the Java 3.x policies first, sorted by type within a driver.
+  EXPECT_EQ(j[0]["type"], "DCAwareRoundRobin");
+  EXPECT_EQ(j[0]["driver"], "Java driver 3.x (DataStax and ScyllaDB)");
+  nlohmann::json ta;
+  for (const auto& p : j)
+    if (p["type"] == "TokenAware") ta = p;
+  ASSERT_TRUE(ta.is_object());
+  EXPECT_EQ(ta["params"][0], nlohmann::json({{"name", "ordering"}, {"values", "RANDOM | TOPOLOGICAL | NEUTRAL"},
+                                             {"default", "RANDOM"}}));
+  EXPECT_EQ(ta["params"].size(), 3u);
+  for (std::size_t i = 1; i < j.size(); ++i)
+    if (j[i]["driver"] == j[i - 1]["driver"]) {
+      EXPECT_LT(j[i - 1]["type"], j[i]["type"]);
+    }
 }
 
 }  // namespace
