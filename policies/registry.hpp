@@ -23,6 +23,9 @@ namespace lbsim::policy {
 
 struct BuildContext {
   const Topology* topology = nullptr;
+  // The keyspace's replication, for policies that compute the driver's own replica map (the
+  // Node.js driver's replica_source); null when unknown (policy unit tests).
+  const Replication* replication = nullptr;
 };
 
 using Factory = std::function<std::unique_ptr<Policy>(const jsonin::Json& spec, const std::string& path,

@@ -14,7 +14,7 @@ using namespace testing;
 
 std::string error_of(const std::string& spec, const Topology* topo = nullptr) {
   try {
-    make_policy(nlohmann::json::parse(spec), "/policies/0", BuildContext{topo});
+    make_policy(nlohmann::json::parse(spec), "/policies/0", BuildContext{topo, nullptr});
   } catch (const ConfigError& e) {
     return e.what();
   }

@@ -42,7 +42,7 @@ Harness::Harness(Topology topo, Replication repl, const std::string& spec_json, 
     : rng(Rng(seed).fork("policy")),
       ring_(std::make_unique<TokenRing>(std::move(topo), std::move(repl))),
       view_(std::make_unique<ClusterView>(ring_->topology())) {
-  BuildContext ctx{&ring_->topology()};
+  BuildContext ctx{&ring_->topology(), &ring_->replication()};
   policy_ = make_policy(nlohmann::json::parse(spec_json), "", ctx);
   Rng init_rng = Rng(seed).fork("policy-init");
   policy_->init(*view_, init_rng);

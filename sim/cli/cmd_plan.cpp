@@ -130,7 +130,7 @@ int run_plan(const std::vector<std::string>& args) {
       inline_spec ? jsonin::parse_text(spec_text, "--policy") : jsonin::load_file(spec_text);
   std::unique_ptr<policy::Policy> p;
   try {
-    p = policy::make_policy(spec, inline_spec ? "--policy" : "", policy::BuildContext{&topo});
+    p = policy::make_policy(spec, inline_spec ? "--policy" : "", policy::BuildContext{&topo, &ring.replication()});
   } catch (const ConfigError& e) {
     if (inline_spec) throw;
     throw e.in_file(spec_text);

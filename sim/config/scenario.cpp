@@ -191,6 +191,7 @@ Scenario scenario_from_json(Json doc, const std::string& file, const std::string
   std::set<std::string> names;
   policy::BuildContext ctx;
   ctx.topology = &topo;
+  ctx.replication = &sc.cluster.replication;
   for (std::size_t i = 0; i < pols.size(); ++i) {
     const std::string ip = jsonin::index_path(pp, i);
     Object po(pols[i], ip, {"name", "policy"});

@@ -440,6 +440,7 @@ RunResult run_simulation(const Scenario& scenario, const PolicyEntry& entry, std
                          const RunOptions& options) {
   policy::BuildContext ctx;
   ctx.topology = &scenario.topology();
+  ctx.replication = &scenario.cluster.replication;
   auto pol = policy::make_policy(entry.spec, entry.path, ctx);
   Simulation sim(scenario, entry, std::move(pol), seed);
   return sim.run(options);

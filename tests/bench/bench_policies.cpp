@@ -23,7 +23,7 @@ struct Setup {
 
   explicit Setup(const char* spec)
       : ring(make_topology(), Replication{StrategyKind::Simple, 3, {}, {}}), view(ring.topology()) {
-    policy = make_policy(nlohmann::json::parse(spec), "", BuildContext{&ring.topology()});
+    policy = make_policy(nlohmann::json::parse(spec), "", BuildContext{&ring.topology(), &ring.replication()});
     Rng init(1);
     policy->init(view, init);
     Rng keys(2);

@@ -139,7 +139,7 @@ inline void policy_spec(std::string_view data) {
   const jsonin::Json spec = jsonin::parse_text(std::string(data), "--policy");
   const TokenRing& ring = policy_ring();
   const Topology& topo = ring.topology();
-  auto p = policy::make_policy(spec, "--policy", policy::BuildContext{&topo});
+  auto p = policy::make_policy(spec, "--policy", policy::BuildContext{&topo, &ring.replication()});
   policy::ClusterView view(topo);
   Rng root(1);
   Rng init = root.fork("init"), draws = root.fork("plan");
