@@ -94,7 +94,7 @@ TEST_P(ShippedDeterminism, RunTwiceAndSweepWithOneAndTwoThreadsGiveIdenticalRepo
 
   for (const char* threads : {"1", "2"}) {
     const fs::path out = tmp / (std::string("sweep-t") + threads);
-    ASSERT_EQ(lbsim("sweep " + scenario.string() + " " + set + " --threads " + threads + " --out '" + out.string() + "'",
+    ASSERT_EQ(lbsim("sweep " + scenario.string() + " " + set + " --jobs " + threads + " --out '" + out.string() + "'",
                     tmp / "sweep.log"),
               0)
         << slurp(tmp / "sweep.log");
@@ -104,7 +104,7 @@ TEST_P(ShippedDeterminism, RunTwiceAndSweepWithOneAndTwoThreadsGiveIdenticalRepo
   EXPECT_EQ(s1.size(), s2.size());
   for (const auto& [name, text] : s1) {
     ASSERT_TRUE(s2.count(name)) << name;
-    EXPECT_TRUE(text == s2.at(name)) << "sweep --threads 1 vs 2: " << name << " differs";
+    EXPECT_TRUE(text == s2.at(name)) << "sweep --jobs 1 vs 2: " << name << " differs";
   }
   // The sweep's report of each policy is the run's report (one grid point, the same seed).
   for (const auto& [name, text] : r1) {

@@ -89,7 +89,7 @@ int run_lbsim(const std::vector<std::string>& args, const fs::path& err, int kil
 
 std::vector<std::string> sweep_args(const fs::path& out) {
   return {"sweep", std::string(LBSIM_SOURCE_DIR) + "/configs/default.json", "--set", "client.threads=8,64",
-          "--set", "workload.ops=30000", "--set", "workload.warmup_ops=1000", "--seeds", "2", "--threads", "2",
+          "--set", "workload.ops=30000", "--set", "workload.warmup_ops=1000", "--seeds", "2", "--jobs", "2",
           "--out", out.string()};
 }
 

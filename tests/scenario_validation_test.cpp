@@ -186,11 +186,30 @@ TEST(ScenarioValidation, ConsistencyLevelsAreCaseInsensitive) {
   EXPECT_EQ(sc.workload.write_cl, ConsistencyLevel::LocalQuorum);
 }
 
-TEST(ScenarioValidation, SetRejectsPathsThatDoNotExist) {
+TEST(ScenarioValidation, SetCreatesMissingObjectsAndBlamesItselfForTypos) {
   Json d = testing::cluster_doc();
-  EXPECT_THROW(apply_set(d, "clientt.threads=3"), ConfigError);
   EXPECT_THROW(apply_set(d, "policies.7.name=x"), ConfigError);
   EXPECT_THROW(apply_set(d, "threads"), ConfigError);
+  EXPECT_THROW(apply_set(d, "client.threads.x=1"), ConfigError);  // not an object
+  // A missing object is created; validation then judges its keys and names the --set.
+  apply_set(d, "timeouts.client_ms=500");
+  EXPECT_EQ(d["timeouts"]["client_ms"], 500);
+  const std::string dir = (std::filesystem::temp_directory_path() / "lbsim_set_blame").string();
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir + "/base.json") << testing::cluster_doc().dump();
+  try {
+    (void)load_scenario(dir + "/base.json", {"client.thread=64"});
+    ADD_FAILURE();
+  } catch (const ConfigError& e) {
+    EXPECT_EQ(e.path(), "--set client.thread=64");
+    EXPECT_NE(std::string(e.what()).find("/client/thread: unknown key 'thread'"), std::string::npos) << e.what();
+  }
+  try {  // a list in `run`: the hint names sweep
+    (void)load_scenario(dir + "/base.json", {"client.threads=1,8"});
+    ADD_FAILURE();
+  } catch (const ConfigError& e) {
+    EXPECT_NE(std::string(e.what()).find("a list of values is a sweep: lbsim sweep"), std::string::npos) << e.what();
+  }
   apply_set(d, "/client/threads=3");
   EXPECT_EQ(d["client"]["threads"], 3);
   apply_set(d, "client.dc=dc1");

@@ -62,9 +62,9 @@ TEST(Sweep, MergedShardsEqualTheSingleMachineAggregate) {
   const std::string base = fmt::format("sweep {}/configs/default.json --set client.threads=4,16,64 "
                                        "--set workload.ops=8000 --set workload.warmup_ops=500 --seeds 2",
                                        LBSIM_SOURCE_DIR);
-  ASSERT_EQ(lbsim(base + " --threads 1 --out " + (root / "one").string()), 0);
-  ASSERT_EQ(lbsim(base + " --threads 2 --shard 1/2 --out " + (root / "sh").string()), 0);
-  ASSERT_EQ(lbsim(base + " --threads 2 --shard 2/2 --out " + (root / "sh").string()), 0);
+  ASSERT_EQ(lbsim(base + " --jobs 1 --out " + (root / "one").string()), 0);
+  ASSERT_EQ(lbsim(base + " --jobs 2 --shard 1/2 --out " + (root / "sh").string()), 0);
+  ASSERT_EQ(lbsim(base + " --jobs 2 --shard 2/2 --out " + (root / "sh").string()), 0);
   // Missing slices are refused with the missing points named.
   EXPECT_EQ(lbsim(fmt::format("merge {} -o {}", (root / "sh" / "sweep.shard-1-of-2.json").string(),
                               (root / "partial.json").string())),

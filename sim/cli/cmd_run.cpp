@@ -1,5 +1,5 @@
 // `lbsim run SCENARIO [--policy NAME ...] [--seed S] [--seeds K] [--set PATH=V ...] [--out DIR]
-//  [--force] [--threads N] [--json] [--quiet] [--yes]`
+//  [--force] [--jobs N] [--json] [--quiet] [--yes]`
 // Replays the scenario's workload through each policy (common random numbers: every policy sees
 // the same keys and arrivals). One seed: prints a cassandra-stress "Results:" block, the per-node
 // table with the analytic model's expected shares, and the imbalance per policy, then a side-by-side
@@ -111,8 +111,10 @@ int run_run(const std::vector<std::string>& args) {
       "policy", po::value<std::vector<std::string>>()->composing(), "run only this policy (by its name; repeatable)")(
       "seed", po::value<std::int64_t>(), "simulation seed (default: the scenario's \"seed\"; the ring keeps the scenario's)")(
       "seeds", po::value<std::int64_t>()->default_value(1), "replicate seeds per policy (seed, seed+1, ...), run in parallel")(
-      "threads", po::value<std::int64_t>()->default_value(std::max(1u, std::thread::hardware_concurrency())),
-      "parallel runs with --seeds (the results do not depend on it)")(
+      "jobs,j", po::value<std::int64_t>()->default_value(std::max(1u, std::thread::hardware_concurrency())),
+      "simulations run in parallel with --seeds (the results do not depend on it); the load generator's threads are "
+      "the scenario's client.threads (cassandra-stress -rate threads=)")(
+      "threads", po::value<std::string>(), "renamed --jobs")(
       "set", po::value<std::vector<std::string>>()->composing(),
       "patch the scenario before validation: PATH=VALUE, e.g. client.threads=64 (repeatable)")(
       "out", po::value<std::string>()->default_value("results"), "reports go to OUT/<scenario>/")(
@@ -133,7 +135,8 @@ int run_run(const std::vector<std::string>& args) {
   for (const auto& w : sc.warnings) fmt::print(stderr, "lbsim run: warning: {}\n", w);
   const std::uint64_t seed = vm.count("seed") ? static_cast<std::uint64_t>(int_option(vm, "seed", 0, INT64_MAX)) : sc.seed;
   const auto k = static_cast<std::size_t>(int_option(vm, "seeds", 1, 10000));
-  const auto threads = static_cast<unsigned>(int_option(vm, "threads", 1, 4096));
+  refuse_threads_option("run", vm);
+  const auto threads = static_cast<unsigned>(int_option(vm, "jobs", 1, 4096));
   const bool json = vm["json"].as<bool>();
   const bool quiet = vm["quiet"].as<bool>();
   const std::vector<const PolicyEntry*> chosen = chosen_policies(sc, vm);

@@ -1,5 +1,5 @@
 // `lbsim sweep SCENARIO --set PATH=V1,V2,... [--set ...] [--seeds K] [--out DIR] [--shard I/N]
-//  [--resume] [--force] [--threads N] [--policy NAME ...] [--seed S]`
+//  [--resume] [--force] [--jobs N] [--quiet] [--policy NAME ...] [--seed S]`
 // Runs every grid point x policy x seed, each report written at once to
 // DIR/<point>/<policy>/seed-<s>.json, then the aggregate DIR/sweep.json (lbsim.sweep/1), or
 // DIR/sweep.shard-I-of-N.json for a slice (join slices with `lbsim merge`).
@@ -28,8 +28,11 @@ int run_sweep(const std::vector<std::string>& args) {
       "policy", po::value<std::vector<std::string>>(), "only these policies (repeatable)")(
       "out", po::value<std::string>(), "output folder (default: results/<scenario>/sweep)")(
       "shard", po::value<std::string>(), "I/N: run only the I-th of N deterministic slices of the grid")(
-      "threads", po::value<std::int64_t>()->default_value(std::max(1u, std::thread::hardware_concurrency())),
-      "parallel runs (results do not depend on it)")(
+      "jobs,j", po::value<std::int64_t>()->default_value(std::max(1u, std::thread::hardware_concurrency())),
+      "simulations run in parallel (the results do not depend on it); the load generator's threads are the "
+      "scenario's client.threads")(
+      "threads", po::value<std::string>(), "renamed --jobs")(
+      "quiet", po::bool_switch(), "print only the output file's path (no tables, no progress)")(
       "resume", po::bool_switch(), "keep finished runs found in the output folder, run only the missing ones")(
       "force", po::bool_switch(), "write into an existing output folder, overwriting its reports")(
       "json", po::bool_switch(), "print the sweep document instead of tables");
@@ -93,11 +96,13 @@ int run_sweep(const std::vector<std::string>& args) {
       }
   }
   BatchOptions bo;
-  bo.threads = static_cast<unsigned>(int_option(vm, "threads", 1, 4096));
+  refuse_threads_option("sweep", vm);
+  bo.threads = static_cast<unsigned>(int_option(vm, "jobs", 1, 4096));
+  const bool quiet = vm["quiet"].as<bool>();
   bo.resume = vm["resume"].as<bool>();
   bo.cancel = &interrupted;
   std::size_t done = 0;
-  const bool tty = isatty(fileno(stderr)) != 0;
+  const bool tty = isatty(fileno(stderr)) != 0 && !quiet;
   bo.on_done = [&](std::size_t, bool) {
     ++done;
     if (tty) fmt::print(stderr, "\rlbsim sweep: {}/{} runs", done, jobs.size());
@@ -119,6 +124,7 @@ int run_sweep(const std::vector<std::string>& args) {
             : (std::filesystem::path(dir) / "sweep.json").string();
   write_file_atomic(out, doc.dump(1) + "\n");
   if (vm["json"].as<bool>()) std::cout << doc.dump(1) << "\n";
+  else if (quiet) std::cout << out << "\n";
   else std::cout << fmt::format("Sweep of {} ({} points, {} seeds, {} ran, {} reused)\n", base.name, points.size(), k,
                                 res.ran, res.reused)
                  << sweep_table(nlohmann::json::parse(doc.dump())) << "\nsweep: " << out << "\n";

@@ -32,6 +32,10 @@ bool parse_options(const std::string& command, const std::string& usage, const s
 // into a huge unsigned number), checked against [lo, hi]: a ConfigError naming the option otherwise.
 std::int64_t int_option(const po::variables_map& vm, const char* name, std::int64_t lo, std::int64_t hi);
 
+// `--threads` was the simulator's parallelism; it is `--jobs` now, because cassandra-stress's
+// `-rate threads=` is the scenario's client.threads. A ConfigError saying so when it is given.
+void refuse_threads_option(const std::string& command, const po::variables_map& vm);
+
 }  // namespace lbsim::cli
 
 #define LBSIM_CMD_CONCAT2(a, b) a##b

@@ -44,6 +44,14 @@ std::int64_t int_option(const po::variables_map& vm, const char* name, std::int6
   return v;
 }
 
+void refuse_threads_option(const std::string& command, const po::variables_map& vm) {
+  if (vm.count("threads"))
+    throw ConfigError("--threads", fmt::format("renamed --jobs (simulations run in parallel); the load generator's "
+                                               "threads are the scenario's client.threads: lbsim {} ... --set "
+                                               "client.threads={}",
+                                               command, vm["threads"].as<std::string>()));
+}
+
 bool parse_options(const std::string& command, const std::string& usage, const std::vector<std::string>& args,
                    po::options_description& opts, const po::positional_options_description& positional,
                    po::variables_map& vm) {

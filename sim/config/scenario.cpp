@@ -248,8 +248,9 @@ void apply_set(Json& doc, const std::string& assignment) {
                                                              k, cur->size()));
       cur = &(*cur)[idx];
     } else if (cur->is_object()) {
-      if (!last && !cur->contains(k))
-        throw ConfigError("--set " + assignment, fmt::format("{}/{} does not exist", where, k));
+      // A missing intermediate object is created (`client.rate_ops_s=...` when the scenario has
+      // no "client"); a misspelt key then fails validation, which blames this --set.
+      if (!last && !cur->contains(k)) (*cur)[k] = Json::object();
       cur = &(*cur)[k];
     } else {
       throw ConfigError("--set " + assignment, fmt::format("{} is {}, not an object or array", where.empty() ? "/" : where,
@@ -258,6 +259,16 @@ void apply_set(Json& doc, const std::string& assignment) {
     where += "/" + k;
   }
   *cur = value;
+}
+
+// The JSON pointer an assignment "a.b.0=V" or "/a/b/0=V" writes ("/a/b/0").
+std::string set_pointer(const std::string& assignment) {
+  const std::string path = assignment.substr(0, assignment.find('='));
+  if (!path.empty() && path[0] == '/') return path;
+  std::string out = "/" + path;
+  for (char& c : out)
+    if (c == '.') c = '/';
+  return out;
 }
 
 Scenario load_scenario(const std::string& file, const std::vector<std::string>& sets) {
@@ -269,6 +280,18 @@ Scenario load_scenario(const std::string& file, const std::vector<std::string>& 
     return scenario_from_json(std::move(doc), file, dir.empty() ? "." : dir);
   } catch (const ConfigError& e) {
     if (e.path().empty() || e.path()[0] != '/') throw;  // already names a file
+    // An error inside what a --set wrote is the --set's, not the file's (the last such --set).
+    const std::string message = std::string(e.what()).substr(e.path().size() + 2);
+    for (auto it = sets.rbegin(); it != sets.rend(); ++it) {
+      const std::string ptr = set_pointer(*it);
+      const bool inside = e.path() == ptr || e.path().rfind(ptr + "/", 0) == 0 || ptr.rfind(e.path() + "/", 0) == 0;
+      if (!inside) continue;
+      std::string hint;
+      const std::string value = it->substr(it->find('=') + 1);
+      if (value.find(',') != std::string::npos && !value.empty() && value[0] != '[' && value[0] != '{' && value[0] != '"')
+        hint = fmt::format(" (a list of values is a sweep: lbsim sweep {} --set {})", file, *it);
+      throw ConfigError("--set " + *it, e.path() + ": " + message + hint);
+    }
     throw ConfigError(file + ":" + e.path(), std::string(e.what()).substr(e.path().size() + 2));
   }
 }
