@@ -142,6 +142,23 @@ TEST(PoliciesCommand, ListsEveryRegisteredType) {
 
 namespace {
 
+// `--policy` takes a scenario's policy name, as `lbsim run --policy NAME` does (issue 13), and
+// gives the same plans as the spec itself.
+TEST(PlanCommand, APolicyNameOfTheScenarioEqualsItsSpec) {
+  const std::string cfg = std::string(LBSIM_SOURCE_DIR) + "/configs/default.json";
+  const CmdResult by_name = lbsim("plan " + cfg + " --policy neutral --key 0001 --count 3 --json");
+  const CmdResult by_spec =
+      lbsim("plan " + cfg +
+            R"( --policy '{"type":"TokenAware","ordering":"NEUTRAL","child":{"type":"DCAwareRoundRobin","local_dc":"dc1"}}')" +
+            " --key 0001 --count 3 --json");
+  ASSERT_EQ(by_name.rc, 0) << by_name.err;
+  ASSERT_EQ(by_spec.rc, 0) << by_spec.err;
+  EXPECT_EQ(nlohmann::json::parse(by_name.out)["plans"], nlohmann::json::parse(by_spec.out)["plans"]);
+  const CmdResult bad = lbsim("plan " + cfg + " --policy nope --key 01");
+  EXPECT_EQ(bad.rc, 2);
+  EXPECT_NE(bad.err.find("policies: random, topological, neutral"), std::string::npos) << bad.err;
+}
+
 // `lbsim ring` and `lbsim replicas` on a tablet keyspace (issue 11): tablets per node and per
 // shard, and for a key its tablet (index = (token + 2^63) >> (64 - log2 N)), range and replicas.
 TEST(TabletsCli, RingCountsTabletsPerNodeAndShardAndReplicasNamesTheKeysTablet) {

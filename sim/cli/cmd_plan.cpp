@@ -12,7 +12,9 @@
 //                     "up_time_ms": 980}}}               4.x upTimes entry (Default4x newly-up)
 // LatencyAware recomputes its minimum every update_rate_ms from time 0, so set now_ms at least
 // one update period after the samples' times for the minimum to exist.
+#include <filesystem>
 #include <iostream>
+#include <optional>
 #include <sstream>
 
 #include <fmt/format.h>
@@ -21,6 +23,7 @@
 #include "sim/cli/command.hpp"
 #include "sim/cluster/routing_key.hpp"
 #include "sim/config/ring_input.hpp"
+#include "sim/config/scenario.hpp"
 
 namespace lbsim::cli {
 namespace {
@@ -83,19 +86,24 @@ SimTime load_state(const std::string& file, const Topology& topo, policy::Cluste
 int run_plan(const std::vector<std::string>& args) {
   po::options_description opts("options");
   opts.add_options()("file", po::value<std::string>()->required(), "topology file or scenario (JSON)")(
-      "policy", po::value<std::string>()->required(), "policy spec: JSON text, or a file holding it")(
+      "policy", po::value<std::string>()->required(),
+      "the policy: a policy name of the scenario FILE (as `lbsim run --policy NAME`), or a policy spec as JSON "
+      "text or in a file")(
       "key", po::value<std::string>(), "routing key, hex (the bytes the driver hashes)")(
       "token", po::value<std::string>(), "Murmur3 token, decimal (instead of --key)")(
       "count", po::value<int>()->default_value(3), "consecutive plans to print")(
       "cl", po::value<std::string>()->default_value("LOCAL_ONE"), "consistency level")(
       "down", po::value<std::string>()->default_value(""), "comma-separated node ids the driver sees down")(
-      "state", po::value<std::string>(), "per-host feedback state (JSON, see lbsim plan --help)")(
+      "state", po::value<std::string>(),
+      "a JSON file of per-host feedback set before the plans: {\"now_ms\": T, \"hosts\": {\"n1\": {\"in_flight\": N, "
+      "\"response_times_ms\": [t1, t2], \"latency_avg_ms\": A, \"latency_samples\": K, \"latency_updated_ms\": T, "
+      "\"up_time_ms\": T}}} (every field optional; see README, \"lbsim plan\")")(
       "seed", po::value<std::int64_t>()->default_value(1), "seed of the policy's random streams")(
       "json", po::bool_switch(), "print {\"token\", \"replicas\", \"plans\"} as JSON");
   po::positional_options_description pos;
   pos.add("file", 1);
   po::variables_map vm;
-  if (!parse_options("plan", "FILE --policy JSON (--key HEX | --token T) [--count N] [--cl CL] [--down n1,n2] "
+  if (!parse_options("plan", "FILE --policy NAME|JSON|FILE (--key HEX | --token T) [--count N] [--cl CL] [--down n1,n2] "
                              "[--state STATE.json] [--seed S] [--json]",
                      args, opts, pos, vm))
     return 0;
@@ -126,8 +134,22 @@ int run_plan(const std::vector<std::string>& args) {
   // Inline JSON reports its errors under "--policy/..."; a file under "FILE: /...", as scenarios do.
   const std::string spec_text = vm["policy"].as<std::string>();
   const bool inline_spec = !spec_text.empty() && spec_text.front() == '{';
+  // A policy name of the scenario, as `lbsim run --policy NAME` takes it.
+  std::optional<jsonin::Json> named;
+  if (!inline_spec && in.scenario && !std::filesystem::exists(spec_text)) {
+    const Scenario sc = load_scenario(vm["file"].as<std::string>());
+    const PolicyEntry* e = sc.find_policy(spec_text);
+    if (!e) {
+      std::vector<std::string> names;
+      for (const auto& q : sc.policies) names.push_back(q.name);
+      throw ConfigError("--policy", fmt::format("'{}' is neither a policy of the scenario nor a file; policies: {} "
+                                                "(or give a spec as JSON)",
+                                                spec_text, jsonin::join(names)));
+    }
+    named = e->spec;
+  }
   const jsonin::Json spec =
-      inline_spec ? jsonin::parse_text(spec_text, "--policy") : jsonin::load_file(spec_text);
+      named ? *named : (inline_spec ? jsonin::parse_text(spec_text, "--policy") : jsonin::load_file(spec_text));
   std::unique_ptr<policy::Policy> p;
   try {
     p = policy::make_policy(spec, inline_spec ? "--policy" : "", policy::BuildContext{&topo, &ring.replication()});
