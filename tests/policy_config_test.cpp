@@ -23,9 +23,11 @@ std::string error_of(const std::string& spec, const Topology* topo = nullptr) {
 
 TEST(PolicyConfig, UnknownTypeNamesThePathAndListsEveryType) {
   EXPECT_EQ(error_of(R"({"type":"RANDON"})"),
-            "/policies/0/type: unknown policy type 'RANDON'; valid: Basic4x, DCAwareRoundRobin, Default4x, "
-            "LatencyAware, RackAwareRoundRobin, RandomTwoChoice, RoundRobin, TokenAware (or the drivers' class names, "
-            "such as DCAwareRoundRobinPolicy or DefaultLoadBalancingPolicy)");
+            "/policies/0/type: unknown policy type 'RANDON'; valid: " + jsonin::join(Registry::instance().names()) +
+                " (or the drivers' class names, such as DCAwareRoundRobinPolicy or DefaultLoadBalancingPolicy)");
+  const std::string msg = error_of(R"({"type":"RANDON"})");
+  for (const char* t : {"Basic4x", "DCAwareRoundRobin", "TokenAware", "PythonTokenAware", "RustDefault", "GoTokenAware"})
+    EXPECT_NE(msg.find(t), std::string::npos) << t;
 }
 
 TEST(PolicyConfig, TheDriversClassNamesAreAliases) {
