@@ -92,5 +92,54 @@ TEST(Compare, RefusesDifferentScenariosUnlessForced) {
   EXPECT_THROW(compare_reports({report("a", 1, 1, 1)}, bad), ConfigError);
 }
 
+TEST(Compare, ScenarioOrderReadWriteSplitZeroBaselinesAndTheVerdictWarning) {
+  // Files come alphabetically ("a-first" before "z-last"), but the scenario listed z-last first:
+  // that is the baseline and the first column, as in `lbsim run`.
+  auto z = report("z-last", 1, 20000, 3.0);
+  z["policy"]["index"] = 0;
+  auto a = report("a-first", 1, 24000, 2.0);
+  a["policy"]["index"] = 1;
+  for (auto* r : {&z, &a}) {
+    (*r)["by_op"] = {{"read", {{"ops", 10}, {"throughput_ops_s", 1000.0}, {"latency_ms", {{"p99", 1.5}}}}},
+                     {"write", {{"ops", 10}, {"throughput_ops_s", 0.0}, {"latency_ms", {{"p99", 4.0}}}}}};
+  }
+  const Comparison c = compare_reports({a, z}, CompareOptions{});
+  ASSERT_EQ(c.policies, (std::vector<std::string>{"z-last", "a-first"}));
+  EXPECT_EQ(c.baseline, "z-last");
+  // The read/write split follows throughput.
+  ASSERT_GE(c.metrics.size(), 5u);
+  EXPECT_EQ(c.metrics[1].name, "read throughput");
+  EXPECT_EQ(c.metrics[4].name, "write latency p99");
+  EXPECT_DOUBLE_EQ(c.cells[2][1].value.mean, 1.5);
+  // A zero baseline has no ratio: "n/a", JSON null.
+  EXPECT_TRUE(std::isnan(c.cells[3][1].ratio));
+  const std::string text = render_comparison(c, CompareFormat::Text);
+  EXPECT_NE(text.find("(n/a)"), std::string::npos) << text;
+  EXPECT_TRUE(nlohmann::json::parse(render_comparison(c, CompareFormat::Json))["rows"][3]["values"]["a-first"]["ratio"]
+                  .is_null());
+  // 20% apart in throughput: latencies not comparable, and the warning says why and what to do.
+  ASSERT_EQ(c.warnings.size(), 1u);
+  EXPECT_NE(c.warnings[0].find("throughput differs by 20%"), std::string::npos) << c.warnings[0];
+  EXPECT_NE(c.warnings[0].find("client.rate_ops_s"), std::string::npos);
+  EXPECT_EQ(throughput_warning({"x", "y"}, {1000, 1040}), "");  // within 5 %
+  // Without reads the split is left out.
+  const Comparison w = compare_reports({report("p", 1, 1, 1)}, CompareOptions{});
+  EXPECT_EQ(w.metrics.size(), compare_metrics().size());
+}
+
+TEST(Compare, MixedScenariosNameTheirFiles) {
+  CompareOptions o;
+  o.files = {"results/x/new.json", "results/x/stale.json"};
+  try {
+    compare_reports({report("a", 1, 100, 1, "s1"), report("b", 1, 100, 1, "s2")}, o);
+    FAIL();
+  } catch (const ConfigError& e) {
+    const std::string m = e.what();
+    EXPECT_EQ(e.path(), "reports");  // not "lbsim compare" inside `lbsim report`
+    EXPECT_NE(m.find("s1 (h) in results/x/new.json"), std::string::npos) << m;
+    EXPECT_NE(m.find("s2 (h) in results/x/stale.json"), std::string::npos) << m;
+  }
+}
+
 }  // namespace
 }  // namespace lbsim

@@ -29,7 +29,7 @@ int run_compare(const std::vector<std::string>& args) {
   else throw ConfigError("--format", "unknown format '" + f + "'; valid: text, md, csv, json");
   o.baseline = vm["baseline"].as<std::string>();
   o.force = vm["force"].as<bool>();
-  const auto reports = load_reports(vm["inputs"].as<std::vector<std::string>>());
+  const auto reports = load_reports(vm["inputs"].as<std::vector<std::string>>(), &o.files);
   std::cout << render_comparison(compare_reports(reports, o), o.format);
   return 0;
 }

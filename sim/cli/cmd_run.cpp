@@ -9,6 +9,7 @@
 // DIR/<scenario>/<policy>.aggregate.json, and a comparison table with 95% CIs and Welch tests.
 // An existing DIR/<scenario> is not overwritten silently: --force, or a new numbered folder.
 // Ctrl-C stops cleanly: finished reports are kept and the missing runs are listed (exit 130).
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
@@ -189,6 +190,25 @@ int run_run(const std::vector<std::string>& args) {
     }
     std::cout.flush();
     results.push_back(std::move(r));
+  }
+  // Verdict warnings (stderr, every output mode): latencies of policies that ran at different
+  // loads, or near saturation, are not comparable.
+  std::vector<std::string> names;
+  std::vector<double> tput;
+  for (const auto& r : results) {
+    names.push_back(r.policy_name);
+    tput.push_back(r.throughput());
+  }
+  if (const std::string w = throughput_warning(names, tput); !w.empty()) fmt::print(stderr, "lbsim run: warning: {}\n", w);
+  for (std::size_t i = 0; i < results.size(); ++i) {
+    const auto idx = static_cast<std::size_t>(chosen[i] - sc.policies.data());
+    const LoadModel& m = model.policies[idx].model;
+    if (m.modelled && m.saturation_ops_s > 0 && std::isfinite(m.saturation_ops_s) && tput[i] > 0.9 * m.saturation_ops_s)
+      fmt::print(stderr,
+                 "lbsim run: warning: {} runs at {:.0f}% of the model's saturation bound ({:.0f} op/s): its latencies "
+                 "are dominated by queueing and change steeply with load; compare policies at a lower open-loop "
+                 "rate (client.rate_ops_s)\n",
+                 names[i], 100 * tput[i] / m.saturation_ops_s, m.saturation_ops_s);
   }
   if (json) {
     std::cout << all.dump(1) << "\n";

@@ -75,6 +75,8 @@ Simulation::Impl::Impl(const Scenario& sc, const PolicyEntry& entry, std::unique
   result_.scenario = sc.name;
   result_.scenario_hash = sc.hash;
   result_.policy_name = entry.name;
+  for (std::size_t i = 0; i < sc.policies.size(); ++i)
+    if (sc.policies[i].name == entry.name) result_.policy_index = static_cast<std::int64_t>(i);
   result_.policy_spec = nlohmann::ordered_json::parse(entry.spec.dump());
   result_.seed = seed;
   result_.timeline = Timeline(sc.report.timeline_interval);

@@ -120,6 +120,7 @@ struct RunResult {
   std::string scenario;
   std::string scenario_hash;  // FNV-1a of the scenario document as run (after --set patches)
   std::string policy_name;
+  std::int64_t policy_index = -1;  // position in the scenario's "policies" (-1: unknown)
   nlohmann::ordered_json policy_spec;
   std::uint64_t seed = 0;
 

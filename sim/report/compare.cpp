@@ -1,7 +1,9 @@
 #include "sim/report/compare.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
+#include <limits>
 #include <map>
 #include <set>
 
@@ -39,7 +41,31 @@ const std::vector<Metric>& compare_metrics() {
   return m;
 }
 
-std::vector<Json> load_reports(const std::vector<std::string>& inputs) {
+// The read/write split, shown when reads and writes both occur (scenarios often give them
+// different consistency levels).
+const std::vector<Metric>& split_metrics() {
+  static const std::vector<Metric> m{
+      {"read throughput", "/by_op/read/throughput_ops_s", "op/s", true},
+      {"read latency p99", "/by_op/read/latency_ms/p99", "ms", false},
+      {"write throughput", "/by_op/write/throughput_ops_s", "op/s", true},
+      {"write latency p99", "/by_op/write/latency_ms/p99", "ms", false},
+  };
+  return m;
+}
+
+std::string throughput_warning(const std::vector<std::string>& policies, const std::vector<double>& throughput,
+                               double tolerance) {
+  if (throughput.size() < 2) return "";
+  const auto [lo, hi] = std::minmax_element(throughput.begin(), throughput.end());
+  if (*lo <= 0 || *hi / *lo - 1 <= tolerance) return "";
+  return fmt::format("throughput differs by {:.0f}% between policies ({} {:.0f} op/s, {} {:.0f} op/s): in a closed loop "
+                     "each policy runs at its own load, so their latencies are not comparable and a verdict on them "
+                     "can reverse; compare latencies at one load with an open loop (client.rate_ops_s)",
+                     100 * (*hi / *lo - 1), policies[static_cast<std::size_t>(lo - throughput.begin())], *lo,
+                     policies[static_cast<std::size_t>(hi - throughput.begin())], *hi);
+}
+
+std::vector<Json> load_reports(const std::vector<std::string>& inputs, std::vector<std::string>* files) {
   std::vector<Json> out;
   // Run reports only (any lbsim.report/N version, so a version mismatch can be reported);
   // aggregates, sweeps and models have other schemas.
@@ -50,13 +76,16 @@ std::vector<Json> load_reports(const std::vector<std::string>& inputs) {
   for (const auto& in : inputs) {
     std::error_code ec;
     if (fs::is_directory(in, ec)) {
-      for_each_json_document(in, [&](const std::string&, Json j) {
-        if (is_report(j)) out.push_back(std::move(j));
+      for_each_json_document(in, [&](const std::string& file, Json j) {
+        if (!is_report(j)) return;
+        out.push_back(std::move(j));
+        if (files) files->push_back(file);
       });
     } else {
       Json j = jsonin::load_file(in);
       if (!is_report(j)) throw ConfigError(in, "not an lbsim report (no \"schema\"/\"policy\" fields)");
       out.push_back(std::move(j));
+      if (files) files->push_back(in);
     }
   }
   if (out.empty()) throw ConfigError(inputs.empty() ? "" : inputs.front(), "no lbsim reports found");
@@ -67,32 +96,50 @@ Comparison compare_reports(const std::vector<Json>& reports, const CompareOption
   Comparison c;
   // Scenario and schema checks.
   std::set<std::string> schemas, scenarios;
-  for (const auto& r : reports) {
+  std::map<std::string, std::vector<std::string>> files_of;  // scenario -> files (when known)
+  for (std::size_t i = 0; i < reports.size(); ++i) {
+    const Json& r = reports[i];
     schemas.insert(r.value("schema", std::string("?")));
     const auto& s = r.contains("scenario") ? r["scenario"] : Json();
-    scenarios.insert(s.is_object() ? s.value("name", std::string("?")) + " (" + s.value("hash", std::string("?")) + ")"
-                                   : std::string("?"));
+    const std::string sc = s.is_object() ? s.value("name", std::string("?")) + " (" + s.value("hash", std::string("?")) + ")"
+                                         : std::string("?");
+    scenarios.insert(sc);
+    if (i < opts.files.size()) files_of[sc].push_back(opts.files[i]);
   }
   auto problem = [&](const std::string& what) {
-    if (!opts.force) throw ConfigError("lbsim compare", what + "; use --force to compare anyway");
+    if (!opts.force) throw ConfigError("reports", what + "; use --force to compare anyway");
     c.warnings.push_back(what);
   };
   if (schemas.size() > 1 || *schemas.begin() != kSchema)
     problem(fmt::format("reports have schema(s) {}, expected only {}", fmt::join(schemas, ", "), kSchema));
-  if (scenarios.size() > 1) problem(fmt::format("reports come from different scenarios: {}", fmt::join(scenarios, ", ")));
+  if (scenarios.size() > 1) {
+    // Name the files of each scenario: a stale report left beside new ones is then easy to find.
+    std::vector<std::string> parts;
+    for (const auto& s : scenarios)
+      parts.push_back(files_of.count(s) ? fmt::format("{} in {}", s, fmt::join(files_of[s], ", ")) : s);
+    problem(fmt::format("reports come from different scenarios: {}", fmt::join(parts, "; ")));
+  }
   c.scenario = *scenarios.begin();
 
-  // Group by policy, in order of first appearance; one report per (policy, seed).
+  // Group by policy, in the scenario's order (policy.index; reports without it after, in order of
+  // first appearance); one report per (policy, seed).
   std::map<std::string, std::vector<const Json*>> by_policy;
+  std::map<std::string, std::pair<std::int64_t, std::size_t>> order;
   std::set<std::pair<std::string, std::string>> seen;
   for (const auto& r : reports) {
     const std::string name = r["policy"].value("name", std::string("?"));
     const std::string seed = r.contains("seed") ? r["seed"].dump() : "?";
     if (!seen.insert({name, seed}).second)
       problem(fmt::format("two reports for policy '{}' with seed {}", name, seed));
-    if (!by_policy.count(name)) c.policies.push_back(name);
+    if (!by_policy.count(name)) {
+      c.policies.push_back(name);
+      const auto& idx = r["policy"].contains("index") ? r["policy"]["index"] : Json();
+      order[name] = {idx.is_number_integer() ? idx.get<std::int64_t>() : INT64_MAX, order.size()};
+    }
     by_policy[name].push_back(&r);
   }
+  std::stable_sort(c.policies.begin(), c.policies.end(),
+                   [&](const std::string& a, const std::string& b) { return order[a] < order[b]; });
   c.baseline = opts.baseline.empty() ? c.policies.front() : opts.baseline;
   const auto base_it = std::find(c.policies.begin(), c.policies.end(), c.baseline);
   if (base_it == c.policies.end())
@@ -100,7 +147,19 @@ Comparison compare_reports(const std::vector<Json>& reports, const CompareOption
   std::rotate(c.policies.begin(), base_it, base_it + 1);  // baseline first
   for (const auto& p : c.policies) c.replicates.push_back(by_policy[p].size());
 
-  for (const auto& m : compare_metrics()) {
+  c.metrics = compare_metrics();
+  auto has_ops = [&](const char* kind) {
+    for (const auto& r : reports) {
+      const Json::json_pointer ptr(std::string("/by_op/") + kind + "/ops");
+      if (r.contains(ptr) && r[ptr].is_number() && r[ptr].get<double>() > 0) return true;
+    }
+    return false;
+  };
+  if (has_ops("read") && has_ops("write")) {
+    const auto& split = split_metrics();
+    c.metrics.insert(c.metrics.begin() + 1, split.begin(), split.end());
+  }
+  for (const auto& m : c.metrics) {
     std::vector<Cell> row;
     for (const auto& p : c.policies) {
       std::vector<double> v;
@@ -114,12 +173,15 @@ Comparison compare_reports(const std::vector<Json>& reports, const CompareOption
     }
     for (auto& cell : row) {
       const Estimate& b = row.front().value;
-      cell.ratio = b.mean != 0 ? cell.value.mean / b.mean : 0.0;
+      cell.ratio = b.mean != 0 ? cell.value.mean / b.mean : std::numeric_limits<double>::quiet_NaN();
       cell.p_value = welch_p_value(cell.value, b);
       cell.significant = &cell != &row.front() && cell.p_value < 0.05;
     }
     c.cells.push_back(std::move(row));
   }
+  std::vector<double> tput;
+  for (const Cell& x : c.cells.front()) tput.push_back(x.value.mean);
+  if (const std::string w = throughput_warning(c.policies, tput); !w.empty()) c.warnings.push_back(w);
   return c;
 }
 
@@ -136,14 +198,14 @@ std::string number(double v) {
 std::string cell_text(const Cell& c, bool baseline) {
   std::string s = number(c.value.mean);
   if (c.value.n >= 2) s += " ± " + number(c.value.half_width);
-  if (!baseline) s += fmt::format(" ({:.3f}{})", c.ratio, c.significant ? "*" : "");
+  if (!baseline) s += std::isnan(c.ratio) ? " (n/a)" : fmt::format(" ({:.3f}{})", c.ratio, c.significant ? "*" : "");
   return s;
 }
 
 }  // namespace
 
 std::string render_comparison(const Comparison& c, CompareFormat format) {
-  const auto& metrics = compare_metrics();
+  const auto& metrics = c.metrics;
   std::string out;
   if (format == CompareFormat::Json) {
     nlohmann::ordered_json j;
@@ -157,8 +219,12 @@ std::string render_comparison(const Comparison& c, CompareFormat format) {
       nlohmann::ordered_json vals = nlohmann::ordered_json::object();
       for (std::size_t p = 0; p < c.policies.size(); ++p) {
         const Cell& x = c.cells[m][p];
-        vals[c.policies[p]] = {{"mean", x.value.mean}, {"ci95", x.value.half_width}, {"n", x.value.n},
-                               {"ratio", x.ratio},     {"p_value", x.p_value},       {"significant", x.significant}};
+        vals[c.policies[p]] = {{"mean", x.value.mean},
+                               {"ci95", x.value.half_width},
+                               {"n", x.value.n},
+                               {"ratio", std::isnan(x.ratio) ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(x.ratio)},
+                               {"p_value", x.p_value},
+                               {"significant", x.significant}};
       }
       row["values"] = vals;
       rows.push_back(row);
@@ -173,7 +239,8 @@ std::string render_comparison(const Comparison& c, CompareFormat format) {
       for (std::size_t p = 0; p < c.policies.size(); ++p) {
         const Cell& x = c.cells[m][p];
         out += fmt::format("{},{},{},{},{},{},{},{},{}\n", metrics[m].name, metrics[m].unit, c.policies[p], x.value.n,
-                           x.value.mean, x.value.half_width, x.ratio, x.p_value, x.significant ? 1 : 0);
+                           x.value.mean, x.value.half_width, std::isnan(x.ratio) ? std::string() : fmt::format("{}", x.ratio),
+                           x.p_value, x.significant ? 1 : 0);
       }
     return out;
   }

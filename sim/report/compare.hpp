@@ -16,9 +16,10 @@ namespace lbsim {
 enum class CompareFormat { Text, Markdown, Csv, Json };
 
 struct CompareOptions {
-  std::string baseline;  // policy name; default: the first policy met
+  std::string baseline;  // policy name; default: the scenario's first policy (policy.index)
   CompareFormat format = CompareFormat::Text;
   bool force = false;
+  std::vector<std::string> files;  // the reports' files (load_reports), to name them in errors
 };
 
 struct Metric {
@@ -31,7 +32,7 @@ const std::vector<Metric>& compare_metrics();
 
 struct Cell {
   Estimate value;
-  double ratio = 0;    // mean / baseline mean (0 when the baseline mean is 0)
+  double ratio = 0;    // mean / baseline mean (NaN when the baseline mean is 0: no ratio)
   double p_value = 1;  // Welch, against the baseline
   bool significant = false;
 };
@@ -39,16 +40,23 @@ struct Cell {
 struct Comparison {
   std::string scenario;
   std::string baseline;
-  std::vector<std::string> policies;            // column order
+  std::vector<std::string> policies;            // column order: the baseline, then scenario order
   std::vector<std::size_t> replicates;          // per policy
+  std::vector<Metric> metrics;                  // compare_metrics(), plus the read/write split when both occur
   std::vector<std::vector<Cell>> cells;         // [metric][policy]
   std::vector<std::string> warnings;
 };
 
+// Why latencies may not be comparable: policies whose throughputs differ by more than
+// `tolerance` (closed loops run each policy at its own load), in words; empty when comparable.
+std::string throughput_warning(const std::vector<std::string>& policies, const std::vector<double>& throughput,
+                               double tolerance = 0.05);
+
 // Report files, or folders searched recursively for *.json documents with schema lbsim.report/1
 // (other JSON files in folders are skipped; a named file must be a report). ConfigError on
 // unreadable input or when nothing is found.
-std::vector<nlohmann::json> load_reports(const std::vector<std::string>& inputs);
+std::vector<nlohmann::json> load_reports(const std::vector<std::string>& inputs,
+                                         std::vector<std::string>* files = nullptr);
 Comparison compare_reports(const std::vector<nlohmann::json>& reports, const CompareOptions& opts);
 std::string render_comparison(const Comparison& c, CompareFormat format);
 

@@ -3,6 +3,7 @@
 #include "sim/report/html_report.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <map>
 #include <set>
@@ -140,13 +141,13 @@ std::string compare_section(const Comparison& c) {
     b += fmt::format("<th>{}{}{}</th>", escape(c.policies[p]), p == 0 ? " (baseline)" : "",
                      c.replicates[p] > 1 ? fmt::format(" n={}", c.replicates[p]) : "");
   b += "</tr></thead><tbody>";
-  const auto& metrics = compare_metrics();
+  const auto& metrics = c.metrics;
   for (std::size_t m = 0; m < metrics.size() && m < c.cells.size(); ++m) {
     b += fmt::format("<tr><td>{}{}</td>", escape(metrics[m].name), metrics[m].unit.empty() ? "" : " (" + escape(metrics[m].unit) + ")");
     for (std::size_t p = 0; p < c.policies.size(); ++p) {
       const Cell& x = c.cells[m][p];
       std::string t = html::mean_ci(x.value.mean, x.value.half_width);
-      if (p > 0) t += fmt::format(" ({:.3f}{})", x.ratio, x.significant ? "*" : "");
+      if (p > 0) t += std::isnan(x.ratio) ? " (n/a)" : fmt::format(" ({:.3f}{})", x.ratio, x.significant ? "*" : "");
       b += fmt::format(R"(<td{}>{}</td>)", x.significant ? R"( class="sig")" : "", escape(t));
     }
     b += "</tr>";
@@ -281,8 +282,12 @@ ReportInputs load_report_inputs(const std::vector<std::string>& inputs) {
       grid_run = grid_run || (text_of(r.doc, "/scenario/name") == scenario && !dir.empty() &&
                               file.compare(0, dir.size() + 1, dir + "/") == 0);
     }
-    if (grid_run) ++in.sweep_runs;
-    else in.reports.push_back(std::move(r.doc));
+    if (grid_run) {
+      ++in.sweep_runs;
+    } else {
+      in.reports.push_back(std::move(r.doc));
+      in.report_files.push_back(file);
+    }
   }
   if (in.reports.empty() && in.aggregates.empty() && in.sweeps.empty())
     throw ConfigError(inputs.empty() ? "" : inputs.front(), "no lbsim reports, aggregates or sweeps found");
@@ -301,6 +306,7 @@ std::string render_html_report(const ReportInputs& in, const HtmlReportOptions& 
     CompareOptions co;
     co.baseline = opts.baseline;
     co.force = opts.force;
+    co.files = in.report_files;
     const Comparison c = compare_reports(in.reports, co);
     const auto policies = group(in.reports, c.policies);
     title += ": " + c.scenario;

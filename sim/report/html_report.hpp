@@ -29,6 +29,7 @@ namespace lbsim {
 
 struct ReportInputs {
   std::vector<nlohmann::json> reports;     // lbsim.report/1
+  std::vector<std::string> report_files;   // the file of each report (named in errors)
   std::vector<nlohmann::json> aggregates;  // lbsim.aggregate/1
   std::vector<nlohmann::json> sweeps;      // lbsim.sweep/1
   // Run reports found under a sweep document's folder and of the sweep's scenario: the sweep's

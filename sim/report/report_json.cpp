@@ -59,7 +59,7 @@ OJ report_json_stable(const RunResult& r) {
   OJ j;
   j["schema"] = kReportSchema;
   j["scenario"] = {{"name", r.scenario}, {"hash", r.scenario_hash}};
-  j["policy"] = {{"name", r.policy_name}, {"spec", r.policy_spec}};
+  j["policy"] = {{"name", r.policy_name}, {"index", r.policy_index}, {"spec", r.policy_spec}};
   j["seed"] = r.seed;
   const double window = to_sec(r.window);
   j["simulated_s"] = {{"window_start", round_to(to_sec(r.window_start), 9)},

@@ -175,6 +175,22 @@ void print_side_by_side(std::ostream& out, const std::vector<RunResult>& runs) {
   row("latency p99 (ms)", [&](const RunResult& r) { return ms(to_ms(r.latency.percentile(99))); });
   row("latency p99.9 (ms)", [&](const RunResult& r) { return ms(to_ms(r.latency.percentile(99.9))); });
   row("latency max (ms)", [&](const RunResult& r) { return ms(to_ms(r.latency.max())); });
+  // The read/write split, when both occur (they often run at different consistency levels).
+  bool reads = false, writes = false;
+  for (const auto& r : runs) {
+    reads = reads || r.by_op[static_cast<std::size_t>(OpKind::Read)].ops > 0;
+    writes = writes || r.by_op[static_cast<std::size_t>(OpKind::Write)].ops > 0;
+  }
+  if (reads && writes) {
+    for (const OpKind k : {OpKind::Read, OpKind::Write}) {
+      const auto i = static_cast<std::size_t>(k);
+      const std::string name(op_name(k));
+      row((name + " op rate (op/s)").c_str(), [&](const RunResult& r) {
+        return grouped(r.window > 0 ? static_cast<double>(r.by_op[i].ops) / to_sec(r.window) : 0.0);
+      });
+      row((name + " p99 (ms)").c_str(), [&](const RunResult& r) { return ms(to_ms(r.by_op[i].latency.percentile(99))); });
+    }
+  }
   row("errors", [](const RunResult& r) { return grouped(static_cast<double>(r.measured_errors())); });
   row("coord max/mean", [](const RunResult& r) { return fmt::format("{:.3f}", imbalances(r).first.max_over_mean); });
   row("coord CoV", [](const RunResult& r) { return fmt::format("{:.3f}", imbalances(r).first.cov); });
