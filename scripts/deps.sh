@@ -22,10 +22,23 @@ for p in "${packages[@]}"; do
     missing+=("$p")
   fi
 done
-[ ${#missing[@]} -eq 0 ] && exit 0
+if [ ${#missing[@]} -gt 0 ]; then
+  sudo=""
+  if [ "$(id -u)" -ne 0 ]; then sudo="sudo"; fi
+  echo "deps: installing ${missing[*]}" >&2
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2
+fi
 
-sudo=""
-if [ "$(id -u)" -ne 0 ]; then sudo="sudo"; fi
-echo "deps: installing ${missing[*]}" >&2
-$sudo apt-get update -qq
-DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2
+# The Node.js driver the oracle test runs (tests/policy_nodejs_test.cpp, tests/nodejs/), pinned,
+# in a cache outside the repository; one file test when it is already there.
+npm_cache="${XDG_CACHE_HOME:-$HOME/.cache}/lbsim/npm"
+if ! grep -qs '"version": "4.10.0"' "$npm_cache/node_modules/cassandra-driver/package.json"; then
+  if command -v npm >/dev/null 2>&1; then
+    echo "deps: installing cassandra-driver@4.10.0 (npm) into $npm_cache" >&2
+    mkdir -p "$npm_cache"
+    npm install --no-audit --no-fund --prefix "$npm_cache" cassandra-driver@4.10.0 >&2
+  else
+    echo "deps: npm not found; the Node.js driver oracle tests will be skipped" >&2
+  fi
+fi
