@@ -12,6 +12,7 @@
 
 #include "sim/core/error.hpp"
 #include "sim/runner/grid.hpp"
+#include "sim/runner/sweep.hpp"
 
 #include "test_files.hpp"
 
@@ -82,6 +83,25 @@ TEST(Sweep, MergedShardsEqualTheSingleMachineAggregate) {
   ASSERT_EQ(lbsim(base + " --out " + (root / "one").string()), 0);
   EXPECT_TRUE(fs::exists(root / "one.2" / "sweep.json"));
   fs::remove_all(root);
+}
+
+}  // namespace
+}  // namespace lbsim
+
+namespace lbsim {
+namespace {
+
+// Sweep tables print plain numbers (issue 13): "29,930 ± 98", not "2.993e+04 ± 98".
+TEST(SweepTable, CellsArePlainNumbersWithTheirMeansDecimals) {
+  const auto doc = nlohmann::json::parse(R"({"policies": ["p"], "points": [
+    {"values": {"client.threads": 64},
+     "policies": {"p": {"metrics": {"throughput_ops_s": {"mean": 29930.4, "ci95": 97.6, "n": 3}}}}},
+    {"values": {"client.threads": 128},
+     "policies": {"p": {"metrics": {"throughput_ops_s": {"mean": 7.256, "ci95": 0.0412, "n": 3}}}}}]})");
+  const std::string t = sweep_table(doc);
+  EXPECT_NE(t.find("29,930 ± 98"), std::string::npos) << t;
+  EXPECT_NE(t.find("7.26 ± 0.04"), std::string::npos) << t;
+  EXPECT_EQ(t.find("e+"), std::string::npos) << t;
 }
 
 }  // namespace

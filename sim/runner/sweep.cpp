@@ -96,6 +96,22 @@ OJ merge_sweeps(const std::vector<OJ>& slices) {
   return finish(ref, std::move(pts));
 }
 
+namespace {
+// A table cell in plain notation: thousands grouped ("29,930", not "2.993e+04"), decimals by
+// magnitude; a confidence interval takes the decimals of its mean ("29,930 ± 98").
+std::string table_number(double v, double like = NAN) {
+  const double a = std::fabs(std::isnan(like) ? v : like);
+  const int decimals = a >= 1000 ? 0 : a >= 10 ? 1 : a >= 1 ? 2 : 3;
+  std::string s = fmt::format("{:.{}f}", v, decimals);
+  const std::size_t dot = s.find('.');
+  const std::size_t int_end = dot == std::string::npos ? s.size() : dot;
+  const std::size_t first = (s[0] == '-') ? 1 : 0;
+  for (std::ptrdiff_t k = static_cast<std::ptrdiff_t>(int_end) - 3; k > static_cast<std::ptrdiff_t>(first); k -= 3)
+    s.insert(static_cast<std::size_t>(k), ",");
+  return s;
+}
+}  // namespace
+
 std::string sweep_table(const nlohmann::json& sweep) {
   struct M {
     const char* id;
@@ -110,14 +126,19 @@ std::string sweep_table(const nlohmann::json& sweep) {
                        {"client.shared_rng_cpu_fraction", "shared generator (% of client CPU)", 100}};
   const auto policies = sweep["policies"].get<std::vector<std::string>>();
   std::string out;
+  auto point_label = [](const nlohmann::json& pt) {
+    std::string label;
+    for (const auto& [k, v] : pt["values"].items()) label += (label.empty() ? "" : " ") + k + "=" + (v.is_string() ? v.get<std::string>() : v.dump());
+    return label;
+  };
+  std::size_t lw = 28;
+  for (const auto& pt : sweep["points"]) lw = std::max(lw, point_label(pt).size() + 1);
   for (const auto& m : metrics) {
-    out += fmt::format("\n{}\n{:<28}", m.label, "point");
+    out += fmt::format("\n{}\n{:<{}}", m.label, "point", lw);
     for (const auto& p : policies) out += fmt::format(" {:>22}", p);
     out += "\n";
     for (const auto& pt : sweep["points"]) {
-      std::string label;
-      for (const auto& [k, v] : pt["values"].items()) label += (label.empty() ? "" : " ") + k + "=" + (v.is_string() ? v.get<std::string>() : v.dump());
-      out += fmt::format("{:<28}", label);
+      out += fmt::format("{:<{}}", point_label(pt), lw);
       for (const auto& p : policies) {
         std::string cell = "-";
         if (pt["policies"].contains(p) && pt["policies"][p]["metrics"].contains(m.id)) {
@@ -125,7 +146,7 @@ std::string sweep_table(const nlohmann::json& sweep) {
           const double mean = a["mean"].get<double>() * m.scale;
           double ci = a["ci95"].get<double>() * m.scale;
           if (ci < 1e-9 * std::fabs(mean)) ci = 0;  // rounding noise of identical samples
-          cell = a["n"].get<std::size_t>() > 1 ? fmt::format("{:.4g} ± {:.2g}", mean, ci) : fmt::format("{:.4g}", mean);
+          cell = a["n"].get<std::size_t>() > 1 ? table_number(mean) + " ± " + table_number(ci, mean) : table_number(mean);
         }
         out += fmt::format(" {:>22}", cell);
       }
