@@ -238,5 +238,34 @@ TEST(InterruptResume, UnwritableOutputIsExitCode1WithNoFile) {
   fs::remove_all(root);
 }
 
+// Reruns are predictable (issue 13): without --force they go to NAME.2, NAME.3 and NAME.latest
+// points at the newest; --force replaces the folder's reports, so a stale report of another
+// scenario left there does not mix into `lbsim report`.
+TEST(Reruns, LatestPointsAtTheNewestAndForceRemovesStaleReports) {
+  const fs::path root = fs::temp_directory_path() / ("lbsim_reruns_" + std::to_string(::getpid()));
+  fs::remove_all(root);
+  const std::vector<std::string> run{"run", std::string(LBSIM_SOURCE_DIR) + "/configs/overload.json", "--set",
+                                     "workload.duration_s=0.5", "--quiet", "--out", root.string()};
+  ASSERT_EQ(run_lbsim(run, root.string() + ".err1"), 0);
+  EXPECT_EQ(fs::read_symlink(root / "overload.latest"), fs::path("overload"));
+  ASSERT_EQ(run_lbsim(run, root.string() + ".err2"), 0);
+  EXPECT_EQ(fs::read_symlink(root / "overload.latest"), fs::path("overload.2"));
+  EXPECT_TRUE(fs::exists(root / "overload.latest" / "round-robin.json"));
+  std::ifstream e(root.string() + ".err2");
+  const std::string err((std::istreambuf_iterator<char>(e)), std::istreambuf_iterator<char>());
+  EXPECT_NE(err.find("overload.latest points to the newest"), std::string::npos) << err;
+  // A stale report of another scenario in the folder: --force removes it (and keeps other files).
+  std::ofstream(root / "overload" / "stale.json") << R"({"schema": "lbsim.report/1", "scenario": {"name": "old"}})";
+  std::ofstream(root / "overload" / "notes.json") << R"({"mine": true})";
+  auto forced = run;
+  forced.push_back("--force");
+  ASSERT_EQ(run_lbsim(forced, root.string() + ".err3"), 0);
+  EXPECT_FALSE(fs::exists(root / "overload" / "stale.json"));
+  EXPECT_TRUE(fs::exists(root / "overload" / "notes.json"));
+  EXPECT_TRUE(fs::exists(root / "overload" / "round-robin.json"));
+  EXPECT_EQ(fs::read_symlink(root / "overload.latest"), fs::path("overload"));
+  fs::remove_all(root);
+}
+
 }  // namespace
 }  // namespace lbsim

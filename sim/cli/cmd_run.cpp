@@ -148,6 +148,9 @@ int run_run(const std::vector<std::string>& args) {
       choose_out_dir((fs::path(vm["out"].as<std::string>()) / sc.name).string(), vm["force"].as<bool>(), false, note,
                      /*resumable=*/false);
   if (!note.empty()) std::cerr << "lbsim run: " << note << "\n";
+  // --force replaces the folder's results: a stale report of an earlier (or interrupted) run
+  // would otherwise sit beside the new ones and mix into `lbsim report`.
+  if (vm["force"].as<bool>()) remove_lbsim_documents(dir);
   if (k > 1) return run_replicates(sc, chosen, seed, k, dir, threads, json, interrupted);
 
   const ScenarioModel model = analyze_scenario(sc);

@@ -108,26 +108,65 @@ std::vector<std::uint64_t> replicate_seeds(std::uint64_t first, std::size_t k) {
   return s;
 }
 
+namespace {
+// DIR.latest: a relative symbolic link to the folder the newest run writes (DIR or DIR.N), so the
+// newest results are always at one path. Best effort: a file system without links just has none.
+void point_latest(const std::string& dir, const std::string& target) {
+  std::error_code ec;
+  const fs::path link = fs::path(dir).lexically_normal().string() + ".latest";
+  if (fs::is_symlink(link, ec) || !fs::exists(link, ec)) {
+    if (link.has_parent_path()) fs::create_directories(link.parent_path(), ec);
+    fs::remove(link, ec);
+    fs::create_directory_symlink(fs::path(target).lexically_normal().filename(), link, ec);
+  }
+}
+}  // namespace
+
 std::string choose_out_dir(const std::string& dir, bool force, bool resume, std::string& note, bool resumable) {
   std::error_code ec;
   const bool busy = fs::exists(dir, ec) && !(fs::is_directory(dir, ec) && fs::is_empty(dir, ec));
-  if (!busy) return dir;
+  const std::string latest = fs::path(dir).lexically_normal().string() + ".latest";
+  if (!busy) {
+    point_latest(dir, dir);
+    return dir;
+  }
   if (force) {
     note = fmt::format("{} exists: overwriting reports in it (--force)", dir);
+    point_latest(dir, dir);
     return dir;
   }
   if (resume) {
     note = fmt::format("{} exists: resuming, finished runs are kept", dir);
+    point_latest(dir, dir);
     return dir;
   }
   for (int i = 2;; ++i) {
     const std::string alt = fmt::format("{}.{}", dir, i);
     if (!fs::exists(alt, ec)) {
-      note = fmt::format("{} exists: writing to {} instead (--force overwrites{})", dir, alt,
-                         resumable ? ", --resume continues" : "");
+      note = fmt::format("{} exists: writing to {} instead (--force overwrites{}); {} points to the newest", dir, alt,
+                         resumable ? ", --resume continues" : "", latest);
+      point_latest(dir, alt);
       return alt;
     }
   }
+}
+
+std::size_t remove_lbsim_documents(const std::string& dir) {
+  std::error_code ec;
+  std::size_t removed = 0;
+  if (!fs::is_directory(dir, ec)) return 0;
+  std::vector<fs::path> victims;
+  for (auto it = fs::recursive_directory_iterator(dir, ec); !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
+    if (!it->is_regular_file(ec) || it->path().extension() != ".json") continue;
+    std::ifstream in(it->path());
+    std::string head(256, '\0');
+    in.read(head.data(), static_cast<std::streamsize>(head.size()));
+    head.resize(static_cast<std::size_t>(in.gcount()));
+    if (head.find("\"schema\": \"lbsim.") != std::string::npos || head.find("\"schema\":\"lbsim.") != std::string::npos)
+      victims.push_back(it->path());
+  }
+  for (const auto& p : victims) removed += fs::remove(p, ec) ? 1 : 0;
+  return removed;
 }
 
 }  // namespace lbsim

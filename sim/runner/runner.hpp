@@ -56,8 +56,14 @@ std::optional<nlohmann::json> existing_report(const std::string& path, const Run
 // The seeds of `--seeds K` starting at `first`: first, first + 1, ..., first + K - 1.
 std::vector<std::uint64_t> replicate_seeds(std::uint64_t first, std::size_t k);
 
+// lbsim's own JSON documents (reports, aggregates, sweeps: "schema": "lbsim.*") under `dir`,
+// removed: `run --force` replaces a folder's results, so no stale report of an earlier run stays
+// beside the new ones. Other files are kept. Returns how many were removed.
+std::size_t remove_lbsim_documents(const std::string& dir);
+
 // An output folder for a batch: `dir` itself when it does not exist, is empty, or `force` or
 // `resume` is set; otherwise the first free "dir.N" (N = 2, 3, ...). `note` says what was chosen.
+// "dir.latest" is (re)pointed at the chosen folder, so the newest results have one path.
 std::string choose_out_dir(const std::string& dir, bool force, bool resume, std::string& note,
                            bool resumable = true);
 
