@@ -42,5 +42,5 @@ void refuse_threads_option(const std::string& command, const po::variables_map& 
 #define LBSIM_CMD_CONCAT(a, b) LBSIM_CMD_CONCAT2(a, b)
 #define LBSIM_REGISTER_COMMAND(NAME, SUMMARY, FN) \
   namespace {                                     \
-  const bool LBSIM_CMD_CONCAT(cmd_registered_, __LINE__) = ::lbsim::cli::register_command({NAME, SUMMARY, FN}); \
+  const bool LBSIM_CMD_CONCAT(cmd_registered_, __COUNTER__) = ::lbsim::cli::register_command({NAME, SUMMARY, FN}); \
   }

@@ -1,0 +1,205 @@
+#include "sim/config/import.hpp"
+
+#include <algorithm>
+#include <charconv>
+#include <map>
+#include <set>
+#include <sstream>
+
+#include <fmt/format.h>
+
+#include "sim/core/error.hpp"
+
+namespace lbsim {
+
+namespace {
+
+std::string trim(const std::string& s) {
+  const auto b = s.find_first_not_of(" \t\r");
+  if (b == std::string::npos) return "";
+  return s.substr(b, s.find_last_not_of(" \t\r") - b + 1);
+}
+
+std::vector<std::string> words(const std::string& line) {
+  std::vector<std::string> out;
+  std::istringstream in(line);
+  for (std::string w; in >> w;) out.push_back(w);
+  return out;
+}
+
+bool parse_token(const std::string& s, Token& t) {
+  std::int64_t v = 0;
+  const auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (ec != std::errc() || p != s.data() + s.size()) return false;
+  t = v;
+  return true;
+}
+
+[[noreturn]] void bad_line(const std::string& source, std::size_t line, const std::string& what) {
+  throw ConfigError(fmt::format("{}:{}", source, line), what);
+}
+
+// Nodes in order of first appearance, by address.
+struct Builder {
+  std::vector<NodeSpec> nodes;
+  std::map<std::string, std::size_t> index;
+  std::set<Token> owned;
+  NodeSpec& node(const std::string& address, const std::string& dc, const std::string& rack) {
+    auto [it, fresh] = index.emplace(address, nodes.size());
+    if (fresh) nodes.push_back({address, dc, rack, {}});
+    NodeSpec& n = nodes[it->second];
+    if (n.dc.empty()) n.dc = dc;
+    if (n.rack.empty()) n.rack = rack;
+    return n;
+  }
+  void add_token(NodeSpec& n, Token t, const std::string& source, std::size_t line) {
+    if (!owned.insert(t).second) bad_line(source, line, fmt::format("token {} is owned twice", t));
+    n.tokens.push_back(t);
+  }
+};
+
+// The value of "key:" inside a describering detail, up to ',' or ')'.
+std::string field(const std::string& s, const std::string& key, std::size_t from = 0) {
+  const auto at = s.find(key + ":", from);
+  if (at == std::string::npos) return "";
+  const auto start = at + key.size() + 1;
+  const auto end = s.find_first_of(",)]", start);
+  return trim(s.substr(start, end == std::string::npos ? std::string::npos : end - start));
+}
+
+}  // namespace
+
+ImportedRing parse_ring_text(const std::string& text, ImportFormat format, const std::string& source) {
+  Builder b;
+  std::istringstream in(text);
+  std::string dc;
+  std::size_t lineno = 0;
+  bool header_skipped = false;
+  for (std::string raw; std::getline(in, raw);) {
+    ++lineno;
+    const std::string line = trim(raw);
+    if (line.empty() || line[0] == '#') continue;
+    if (format == ImportFormat::NodetoolRing) {
+      if (line.rfind("Datacenter:", 0) == 0) {
+        dc = trim(line.substr(11));
+        continue;
+      }
+      const auto w = words(line);
+      // Token lines start with an address (IPv4, IPv6 or a host name) and end with a token; the
+      // header ("Address Rack Status ...") and separators ("=====") do not end with a number.
+      Token t = 0;
+      if (w.size() < 3 || !parse_token(w.back(), t) || w[0] == "Address") continue;
+      if (w.size() == 1) continue;
+      NodeSpec& n = b.node(w[0], dc.empty() ? "datacenter1" : dc, w[1]);
+      b.add_token(n, t, source, lineno);
+    } else if (format == ImportFormat::Describering) {
+      if (line.find("TokenRange(") == std::string::npos) continue;
+      Token end = 0;
+      if (!parse_token(field(line, "end_token"), end)) bad_line(source, lineno, "no end_token in a TokenRange");
+      const auto details = line.find("endpoint_details:");
+      if (details == std::string::npos) bad_line(source, lineno, "no endpoint_details in a TokenRange");
+      // The primary owner: the first EndpointDetails; the others only register their DC/rack.
+      bool first = true;
+      for (auto at = line.find("EndpointDetails(", details); at != std::string::npos;
+           at = line.find("EndpointDetails(", at + 1)) {
+        const std::string host = field(line, "host", at);
+        const std::string d = field(line, "datacenter", at);
+        const std::string r = field(line, "rack", at);
+        if (host.empty()) bad_line(source, lineno, "EndpointDetails without host");
+        NodeSpec& n = b.node(host, d, r);
+        if (first) b.add_token(n, end, source, lineno);
+        first = false;
+      }
+      if (first) bad_line(source, lineno, "a TokenRange without endpoints");
+    } else {
+      std::vector<std::string> cols;
+      std::stringstream ss(line);
+      for (std::string c; std::getline(ss, c, ',');) cols.push_back(trim(c));
+      if (!header_skipped && !cols.empty() && (cols[0] == "address" || cols[0] == "Address")) {
+        header_skipped = true;
+        continue;
+      }
+      header_skipped = true;
+      if (cols.size() != 4) bad_line(source, lineno, fmt::format("expected 4 columns address,dc,rack,tokens, got {}", cols.size()));
+      NodeSpec& n = b.node(cols[0], cols[1], cols[2]);
+      std::string toks = cols[3];
+      std::replace(toks.begin(), toks.end(), ';', ' ');
+      for (const auto& w : words(toks)) {
+        Token t = 0;
+        if (!parse_token(w, t)) bad_line(source, lineno, "'" + w + "' is not a token (a signed 64-bit integer)");
+        b.add_token(n, t, source, lineno);
+      }
+    }
+  }
+  if (b.nodes.empty()) throw ConfigError(source, "no node found (is this the output of the format given?)");
+  ImportedRing out;
+  for (auto& n : b.nodes) {
+    if (n.dc.empty()) n.dc = "datacenter1";
+    if (n.rack.empty()) n.rack = "rack1";
+    std::sort(n.tokens.begin(), n.tokens.end());
+    if (n.tokens.empty()) out.warnings.push_back(fmt::format("{}: node {} owns no token in the input", source, n.id));
+  }
+  out.nodes = std::move(b.nodes);
+  return out;
+}
+
+void apply_rackdc(NodeSpec& node, const std::string& properties, const std::string& source) {
+  std::istringstream in(properties);
+  std::size_t lineno = 0;
+  for (std::string raw; std::getline(in, raw);) {
+    ++lineno;
+    const std::string line = trim(raw);
+    if (line.empty() || line[0] == '#') continue;
+    const auto eq = line.find('=');
+    if (eq == std::string::npos) bad_line(source, lineno, "expected key=value");
+    const std::string k = trim(line.substr(0, eq)), v = trim(line.substr(eq + 1));
+    if (k == "dc") node.dc = v;
+    else if (k == "rack") node.rack = v;
+  }
+}
+
+Replication parse_rf_option(const std::string& text) {
+  Replication r;
+  if (text.find('=') == std::string::npos) {
+    int rf = 0;
+    const auto [p, ec] = std::from_chars(text.data(), text.data() + text.size(), rf);
+    if (ec != std::errc() || p != text.data() + text.size() || rf < 1)
+      throw ConfigError("--rf", "'" + text + "': give DC=RF,... (NetworkTopologyStrategy) or one RF (SimpleStrategy)");
+    r.kind = StrategyKind::Simple;
+    r.simple_rf = rf;
+    return r;
+  }
+  r.kind = StrategyKind::NetworkTopology;
+  std::stringstream ss(text);
+  for (std::string item; std::getline(ss, item, ',');) {
+    const auto eq = item.find('=');
+    int rf = 0;
+    const std::string v = eq == std::string::npos ? "" : item.substr(eq + 1);
+    const auto [p, ec] = std::from_chars(v.data(), v.data() + v.size(), rf);
+    if (eq == std::string::npos || eq == 0 || ec != std::errc() || p != v.data() + v.size() || rf < 1)
+      throw ConfigError("--rf", "'" + item + "': expected DC=RF with RF >= 1");
+    r.dc_rf.emplace_back(item.substr(0, eq), rf);
+  }
+  return r;
+}
+
+jsonin::Json topology_file_json(const ImportedRing& ring, const Replication& repl, const std::string& generator) {
+  jsonin::Json j;
+  j["generator"] = generator;
+  j["nodes"] = jsonin::Json::array();
+  for (const auto& n : ring.nodes) {
+    jsonin::Json toks = jsonin::Json::array();
+    for (Token t : n.tokens) toks.push_back(t);
+    j["nodes"].push_back({{"id", n.id}, {"dc", n.dc}, {"rack", n.rack}, {"tokens", toks}});
+  }
+  if (repl.kind == StrategyKind::Simple) {
+    j["keyspace"] = {{"class", "SimpleStrategy"}, {"rf", repl.simple_rf}};
+  } else {
+    jsonin::Json rf = jsonin::Json::object();
+    for (const auto& [dc, n] : repl.dc_rf) rf[dc] = n;
+    j["keyspace"] = {{"class", "NetworkTopologyStrategy"}, {"rf", rf}};
+  }
+  return j;
+}
+
+}  // namespace lbsim

@@ -1,0 +1,118 @@
+// `lbsim import` (issue 13): nodetool ring / describering output and CSV into a topology file that
+// the ring code reads back with the same tokens, DCs and racks.
+#include <gtest/gtest.h>
+
+#include "sim/cluster/ring.hpp"
+#include "sim/config/import.hpp"
+#include "sim/config/topology_file.hpp"
+#include "sim/core/error.hpp"
+
+namespace lbsim::import_test {
+
+const char* kRing = R"(
+Datacenter: dc1
+==========
+Address     Rack        Status State   Load            Owns                Token
+                                                                           4611686018427387904
+10.0.0.1    r1          Up     Normal  1.12 GiB        25.00%              -9223372036854775807
+10.0.0.2    r2          Up     Normal  1.10 GiB        25.00%              -4611686018427387904
+10.0.0.1    r1          Up     Normal  1.12 GiB        25.00%              0
+10.0.0.2    r2          Up     Normal  1.10 GiB        25.00%              4611686018427387904
+
+Datacenter: dc2
+==========
+Address     Rack        Status State   Load            Owns                Token
+10.1.0.1    rack1       Up     Normal  1.12 GiB        50.00%              -9223372036854775707
+10.1.0.2    rack1       Down   Normal  1.10 GiB        50.00%              100
+)";
+
+TEST(Import, NodetoolRingGivesNodesDcsRacksAndTokens) {
+  const ImportedRing r = parse_ring_text(kRing, ImportFormat::NodetoolRing, "ring.txt");
+  ASSERT_EQ(r.nodes.size(), 4u);
+  EXPECT_EQ(r.nodes[0].id, "10.0.0.1");
+  EXPECT_EQ(r.nodes[0].dc, "dc1");
+  EXPECT_EQ(r.nodes[0].rack, "r1");
+  EXPECT_EQ(r.nodes[0].tokens, (std::vector<Token>{-9223372036854775807LL, 0}));
+  EXPECT_EQ(r.nodes[3].dc, "dc2");
+  EXPECT_EQ(r.nodes[3].tokens, (std::vector<Token>{100}));
+  // Read back as a topology file: the ring has the 6 tokens and RF 2 + 1 replicas per range.
+  const auto doc = topology_file_json(r, parse_rf_option("dc1=2,dc2=1"), "test");
+  const TopologyFile tf = parse_topology_file(doc, "imported.json");
+  const TokenRing ring(tf.topology, tf.replication);
+  EXPECT_EQ(ring.size(), 6u);
+  EXPECT_EQ(ring.replicas_per_range(), 3u);
+  EXPECT_EQ(ring.topology().nodes[ring.owner(1)].id, "10.1.0.2");    // (0, 100] is 10.1.0.2's
+  EXPECT_EQ(ring.topology().nodes[ring.owner(200)].id, "10.0.0.2");  // (100, 2^62] is 10.0.0.2's
+}
+
+TEST(Import, DescriberingAndCsvGiveTheSameRing) {
+  const std::string desc =
+      "TokenRange(start_token:100, end_token:-9223372036854775807, endpoints:[10.0.0.1], rpc_endpoints:[10.0.0.1], "
+      "endpoint_details:[EndpointDetails(host:10.0.0.1, datacenter:dc1, rack:r1), EndpointDetails(host:10.1.0.1, "
+      "datacenter:dc2, rack:rack1)])\n"
+      "TokenRange(start_token:-9223372036854775807, end_token:100, endpoints:[10.1.0.1], "
+      "endpoint_details:[EndpointDetails(host:10.1.0.1, datacenter:dc2, rack:rack1), EndpointDetails(host:10.0.0.1, "
+      "datacenter:dc1, rack:r1)])\n";
+  const ImportedRing a = parse_ring_text(desc, ImportFormat::Describering, "desc.txt");
+  const ImportedRing b = parse_ring_text("address,dc,rack,tokens\n10.0.0.1,dc1,r1,-9223372036854775807\n"
+                                         "10.1.0.1,dc2,rack1,100\n",
+                                         ImportFormat::Csv, "nodes.csv");
+  ASSERT_EQ(a.nodes.size(), 2u);
+  ASSERT_EQ(b.nodes.size(), 2u);
+  for (std::size_t i = 0; i < 2; ++i) {
+    EXPECT_EQ(a.nodes[i].id, b.nodes[i].id);
+    EXPECT_EQ(a.nodes[i].dc, b.nodes[i].dc);
+    EXPECT_EQ(a.nodes[i].rack, b.nodes[i].rack);
+    EXPECT_EQ(a.nodes[i].tokens, b.nodes[i].tokens);
+  }
+  // cassandra-rackdc.properties overrides the DC and rack.
+  NodeSpec n = a.nodes[0];
+  apply_rackdc(n, "# comment\ndc=east\nrack=rackA\nprefer_local=true\n", "rackdc");
+  EXPECT_EQ(n.dc, "east");
+  EXPECT_EQ(n.rack, "rackA");
+}
+
+TEST(Import, BadInputNamesTheLine) {
+  try {
+    (void)parse_ring_text("address,dc,rack,tokens\n10.0.0.1,dc1,r1,12x\n", ImportFormat::Csv, "nodes.csv");
+    FAIL();
+  } catch (const ConfigError& e) {
+    EXPECT_EQ(e.path(), "nodes.csv:2");
+  }
+  EXPECT_THROW((void)parse_ring_text("a,dc1,r1,5\nb,dc1,r1,5\n", ImportFormat::Csv, "x.csv"), ConfigError);  // owned twice
+  EXPECT_THROW((void)parse_ring_text("hello\n", ImportFormat::NodetoolRing, "x.txt"), ConfigError);         // no node
+  EXPECT_THROW((void)parse_rf_option("dc1=0"), ConfigError);
+  EXPECT_THROW((void)parse_rf_option("three"), ConfigError);
+  EXPECT_EQ(parse_rf_option("3").simple_rf, 3);
+}
+
+}  // namespace lbsim::import_test
+
+#include <fstream>
+#include <regex>
+#include <sstream>
+
+#include "sim/config/scenario.hpp"
+
+namespace lbsim::import_test {
+
+// The examples in configs/README.md ("Topology files", "A minimal scenario") stay valid.
+TEST(ConfigDocs, TheReadmesTopologyFileAndMinimalScenarioAreValid) {
+  std::ifstream in(std::string(LBSIM_SOURCE_DIR) + "/configs/README.md");
+  std::stringstream ss;
+  ss << in.rdbuf();
+  const std::string text = ss.str();
+  std::vector<std::string> blocks;
+  const std::regex re("```json\\n([\\s\\S]*?)```");
+  for (auto it = std::sregex_iterator(text.begin(), text.end(), re); it != std::sregex_iterator(); ++it)
+    blocks.push_back((*it)[1].str());
+  ASSERT_GE(blocks.size(), 2u);
+  const TopologyFile tf = parse_topology_file(jsonin::Json::parse(blocks[0]), "README topology");
+  EXPECT_EQ(tf.topology.size(), 2u);
+  EXPECT_EQ(tf.keys.size(), 2u);
+  const Scenario sc = scenario_from_json(jsonin::Json::parse(blocks[1]), "README scenario", ".");
+  EXPECT_EQ(sc.policies.size(), 2u);
+  EXPECT_EQ(sc.topology().size(), 6u);
+}
+
+}  // namespace lbsim::import_test
