@@ -195,6 +195,13 @@ TEST_F(HtmlReport, ChromiumRendersEveryChartWithoutConsoleErrors) {
     figures += figs.size();
   }
   EXPECT_EQ(count(dom, "<svg"), figures) << "charts outside the expected figures";
+  // Values on hover: every line chart's points carry a <title>; the percentile curves' caption
+  // gives the maximum, which the percentile axis cannot show.
+  const std::string tput = element(dom, "fig-throughput-time", "</figure>");
+  EXPECT_GT(count(tput, "<title>"), 3u);
+  const std::string pct = element(dom, "fig-latency-percentiles", "</figure>");
+  EXPECT_GT(count(pct, "<title>"), 100u);
+  EXPECT_NE(pct.find(", max "), std::string::npos);
   EXPECT_EQ(count(dom, "<table"), 5u);  // summary, comparison, and per-node work for each of the 3 policies
   {
     const std::string nodes = element(dom, "sec-nodes", "</section>");

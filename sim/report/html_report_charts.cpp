@@ -120,8 +120,8 @@ std::string latency_section(const std::vector<PolicyRuns>& policies) {
       s.x.push_back(pct);
       s.y.push_back(to_ms(merged.percentile(pct)));
     }
-    notes += fmt::format("{}: {} ops{}, p99.99 {} ms. ", p.name, merged.count(), seeds_note(p),
-                         svg::short_number(to_ms(merged.percentile(99.99))));
+    notes += fmt::format("{}: {} ops{}, p99.99 {} ms, max {} ms. ", p.name, merged.count(), seeds_note(p),
+                         svg::short_number(to_ms(merged.percentile(99.99))), svg::short_number(to_ms(merged.max())));
     c.series.push_back(std::move(s));
   }
   return section("sec-latency", "Latency percentiles",

@@ -295,6 +295,10 @@ std::string render(const LineChart& c) {
         out += fmt::format(R"(<circle cx="{}" cy="{}" r="3.5" fill="{}"><title>{}: {}{}</title></circle>)",
                            px(tx(s.x[i])), px(ty(s.y[i])), col, escape(s.name), escape(short_number(s.y[i])),
                            e > 0 ? " ± " + escape(short_number(e)) : "");
+      else  // an invisible hover target with the point's values
+        out += fmt::format(R"(<circle cx="{}" cy="{}" r="5" fill="{}" fill-opacity="0"><title>{}: {} at {}</title></circle>)",
+                           px(tx(s.x[i])), px(ty(s.y[i])), col, escape(s.name), escape(short_number(s.y[i])),
+                           escape(short_number(s.x[i])));
     }
     out += "</g>";
   }
