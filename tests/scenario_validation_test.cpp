@@ -186,6 +186,20 @@ TEST(ScenarioValidation, ConsistencyLevelsAreCaseInsensitive) {
   EXPECT_EQ(sc.workload.write_cl, ConsistencyLevel::LocalQuorum);
 }
 
+// A slow fault's "speed" divides service times as cluster.speed does; "factor" multiplies them
+// (issue 13: the two read the same way now). Exactly one of them.
+TEST(ScenarioValidation, SlowFaultsTakeAFactorOrASpeed) {
+  Json d = testing::cluster_doc();
+  d["faults"] = Json::parse(R"({"events": [{"at_s": 1, "node": "n2", "kind": "slow", "duration_s": 2, "speed": 0.25}]})");
+  EXPECT_DOUBLE_EQ(testing::build(d).faults.events[0].factor, 4.0);
+  d["faults"]["events"][0]["factor"] = 4;
+  EXPECT_THROW(testing::build(d), ConfigError);
+  d["faults"]["events"][0].erase("speed");
+  EXPECT_DOUBLE_EQ(testing::build(d).faults.events[0].factor, 4.0);
+  d["faults"]["events"][0]["kind"] = "down";
+  EXPECT_THROW(testing::build(d), ConfigError);
+}
+
 TEST(ScenarioValidation, SetCreatesMissingObjectsAndBlamesItselfForTypos) {
   Json d = testing::cluster_doc();
   EXPECT_THROW(apply_set(d, "policies.7.name=x"), ConfigError);

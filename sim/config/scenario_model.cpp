@@ -186,7 +186,7 @@ FaultSpec parse_faults(const Json* j, const std::string& path, const Topology& t
     const std::string ep = o.path_of("events");
     jsonin::as_array(*ev, ep, true);
     for (std::size_t i = 0; i < ev->size(); ++i) {
-      Object fo((*ev)[i], jsonin::index_path(ep, i), {"at_s", "node", "kind", "duration_s", "factor"});
+      Object fo((*ev)[i], jsonin::index_path(ep, i), {"at_s", "node", "kind", "duration_s", "factor", "speed"});
       FaultEvent f;
       f.at = from_ms(fo.number("at_s", 0, 1e6) * 1e3);
       const std::string id = fo.str("node");
@@ -204,8 +204,17 @@ FaultSpec parse_faults(const Json* j, const std::string& path, const Topology& t
       if (timed && !fo.has("duration_s")) jsonin::fail(fo.path_of("duration_s"), "required for slow and pause faults");
       if (f.kind == FaultKind::Up && fo.has("duration_s")) jsonin::fail(fo.path_of("duration_s"), "not allowed for an up event");
       f.duration = from_ms(fo.number("duration_s", 1e-6, 1e6, 0) * 1e3);
-      if (f.kind == FaultKind::Slow) f.factor = fo.number("factor", 1e-3, 1e4);
-      else if (fo.has("factor")) jsonin::fail(fo.path_of("factor"), "only slow faults take a factor");
+      // A slow fault takes either "factor" (service times x factor: 6 = six times slower) or "speed"
+      // (service times / speed, as cluster.speed: 0.5 = half as fast), never both.
+      if (f.kind == FaultKind::Slow) {
+        if (fo.has("factor") == fo.has("speed"))
+          jsonin::fail(fo.path_of("factor"), "a slow fault takes one of \"factor\" (service time multiplier, > 1 is "
+                                             "slower) or \"speed\" (as cluster.speed: service times divided by it, < 1 "
+                                             "is slower)");
+        f.factor = fo.has("factor") ? fo.number("factor", 1e-3, 1e4) : 1.0 / fo.number("speed", 1e-4, 1e3);
+      } else if (fo.has("factor") || fo.has("speed")) {
+        jsonin::fail(fo.path_of(fo.has("factor") ? "factor" : "speed"), "only slow faults take a factor or a speed");
+      }
       s.events.push_back(f);
     }
     std::stable_sort(s.events.begin(), s.events.end(), [](const FaultEvent& a, const FaultEvent& b) { return a.at < b.at; });
