@@ -104,5 +104,17 @@ TEST(SweepTable, CellsArePlainNumbersWithTheirMeansDecimals) {
   EXPECT_EQ(t.find("e+"), std::string::npos) << t;
 }
 
+// `lbsim compare sweep.json --format csv|md`: one row per (point, policy, metric).
+TEST(SweepTable, RowsForOtherToolsInCsvAndMarkdown) {
+  const auto doc = nlohmann::json::parse(R"({"parameters": ["client.threads"], "policies": ["p"], "points": [
+    {"values": {"client.threads": 64},
+     "policies": {"p": {"metrics": {"throughput_ops_s": {"mean": 29930.5, "ci95": 97.5, "n": 3, "min": 29800, "max": 30010}}}}}]})");
+  EXPECT_EQ(sweep_rows(doc, false),
+            "client.threads,policy,metric,n,mean,ci95,min,max\n64,p,throughput_ops_s,3,29930.5,97.5,29800,30010\n");
+  const std::string md = sweep_rows(doc, true);
+  EXPECT_NE(md.find("| client.threads | policy |"), std::string::npos) << md;
+  EXPECT_NE(md.find("| 64 | p | throughput_ops_s | 3 | 29930.5 |"), std::string::npos) << md;
+}
+
 }  // namespace
 }  // namespace lbsim

@@ -1,16 +1,19 @@
 // `lbsim compare REPORT_OR_DIR... [--baseline NAME] [--format text|md|csv|json] [--force]`
+#include <filesystem>
 #include <iostream>
 
 #include "sim/cli/command.hpp"
 #include "sim/core/error.hpp"
+#include "sim/report/aggregate.hpp"
 #include "sim/report/compare.hpp"
+#include "sim/runner/sweep.hpp"
 
 namespace lbsim::cli {
 namespace {
 
 int run_compare(const std::vector<std::string>& args) {
   po::options_description opts("options");
-  opts.add_options()("inputs", po::value<std::vector<std::string>>()->required(), "report files or folders of reports")(
+  opts.add_options()("inputs", po::value<std::vector<std::string>>()->required(), "report files or folders of reports, or one sweep.json")(
       "baseline", po::value<std::string>()->default_value(""), "policy the ratios refer to (default: the first)")(
       "format", po::value<std::string>()->default_value("text"), "text | md | csv | json")(
       "force", po::bool_switch(), "compare reports of different scenarios or schema versions anyway");
@@ -29,7 +32,19 @@ int run_compare(const std::vector<std::string>& args) {
   else throw ConfigError("--format", "unknown format '" + f + "'; valid: text, md, csv, json");
   o.baseline = vm["baseline"].as<std::string>();
   o.force = vm["force"].as<bool>();
-  const auto reports = load_reports(vm["inputs"].as<std::vector<std::string>>(), &o.files);
+  // A sweep document: its points as one long table (csv, md), or its tables (text), or itself (json).
+  const auto inputs = vm["inputs"].as<std::vector<std::string>>();
+  if (inputs.size() == 1 && std::filesystem::is_regular_file(inputs[0])) {
+    const nlohmann::json doc = jsonin::load_file(inputs[0]);
+    if (doc.is_object() && doc.value("schema", std::string()) == kSweepSchema) {
+      if (o.format == CompareFormat::Csv || o.format == CompareFormat::Markdown)
+        std::cout << sweep_rows(doc, o.format == CompareFormat::Markdown);
+      else if (o.format == CompareFormat::Json) std::cout << doc.dump(1) << "\n";
+      else std::cout << sweep_table(doc);
+      return 0;
+    }
+  }
+  const auto reports = load_reports(inputs, &o.files);
   std::cout << render_comparison(compare_reports(reports, o), o.format);
   return 0;
 }

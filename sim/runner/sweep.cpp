@@ -156,4 +156,40 @@ std::string sweep_table(const nlohmann::json& sweep) {
   return out;
 }
 
+std::string sweep_rows(const nlohmann::json& sweep, bool markdown) {
+  std::vector<std::string> params;
+  for (const auto& p : sweep["parameters"]) params.push_back(p.is_string() ? p.get<std::string>() : p.dump());
+  std::vector<std::string> head = params;
+  for (const char* h : {"policy", "metric", "n", "mean", "ci95", "min", "max"}) head.emplace_back(h);
+  std::string out;
+  auto line = [&](const std::vector<std::string>& cells) {
+    if (markdown) {
+      out += "|";
+      for (const auto& c : cells) out += " " + c + " |";
+    } else {
+      for (std::size_t i = 0; i < cells.size(); ++i) out += (i ? "," : "") + cells[i];
+    }
+    out += "\n";
+  };
+  line(head);
+  if (markdown) line(std::vector<std::string>(head.size(), "---"));
+  for (const auto& pt : sweep["points"]) {
+    std::vector<std::string> values;
+    for (const auto& p : params) {
+      const auto& v = pt["values"].contains(p) ? pt["values"][p] : nlohmann::json();
+      values.push_back(v.is_string() ? v.get<std::string>() : v.dump());
+    }
+    for (const auto& [policy, pj] : pt["policies"].items())
+      for (const auto& [metric, a] : pj["metrics"].items()) {
+        std::vector<std::string> row = values;
+        row.push_back(policy);
+        row.push_back(metric);
+        row.push_back(a["n"].dump());
+        for (const char* k : {"mean", "ci95", "min", "max"}) row.push_back(fmt::format("{}", a[k].get<double>()));
+        line(row);
+      }
+  }
+  return out;
+}
+
 }  // namespace lbsim

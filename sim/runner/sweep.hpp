@@ -33,5 +33,9 @@ nlohmann::ordered_json merge_sweeps(const std::vector<nlohmann::ordered_json>& s
 
 // A text table per headline metric: rows are grid points, columns policies, "mean ± ci95".
 std::string sweep_table(const nlohmann::json& sweep);
+// A sweep document as one long table for other tools (`lbsim compare sweep.json --format csv|md`):
+// one row per (point, policy, metric) with the point's swept values, n, mean, ci95, min, max. CSV
+// quotes nothing (values are numbers or simple names); Markdown is a pipe table.
+std::string sweep_rows(const nlohmann::json& sweep, bool markdown);
 
 }  // namespace lbsim
