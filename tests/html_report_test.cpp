@@ -121,6 +121,11 @@ TEST(Svg, TicksAreNiceAndLabelsShort) {
   EXPECT_EQ(svg::short_number(1250000), "1.25M");
   EXPECT_EQ(svg::short_number(0.25), "0.25");
   EXPECT_EQ(svg::escape("a<b & \"c\""), "a&lt;b &amp; &quot;c&quot;");
+  // One unit per axis (issue 13): not "5000" next to "10k".
+  EXPECT_EQ(svg::tick_labels({0, 2500, 5000, 7500, 10000, 12500}),
+            (std::vector<std::string>{"0", "2.5k", "5k", "7.5k", "10k", "12.5k"}));
+  EXPECT_EQ(svg::tick_labels({0, 0.5, 1}), (std::vector<std::string>{"0", "0.5", "1"}));
+  EXPECT_EQ(svg::tick_labels({0, 500000, 1000000}), (std::vector<std::string>{"0", "0.5M", "1M"}));
 }
 
 const std::vector<std::string> kSweepMetrics{"throughput_ops_s", "latency_ms-mean", "latency_ms-p99",

@@ -71,16 +71,39 @@ struct Tick {
   std::string label;
 };
 
+// Labels of one axis's ticks in one unit: the largest tick picks k, M or G for all of them, so an
+// axis never shows "5000" next to "10k".
+std::vector<std::string> axis_labels(const std::vector<double>& ticks) {
+  double top = 0;
+  for (double t : ticks) top = std::max(top, std::fabs(t));
+  const double scale = top >= 1e9 ? 1e9 : top >= 1e6 ? 1e6 : top >= 1e4 ? 1e3 : 1;
+  const char* unit = scale == 1e9 ? "G" : scale == 1e6 ? "M" : scale == 1e3 ? "k" : "";
+  std::vector<std::string> out;
+  for (double t : ticks) {
+    if (scale == 1) {
+      out.push_back(short_number(t));
+      continue;
+    }
+    std::string s = fmt::format("{:.2f}", t / scale);
+    while (s.back() == '0') s.pop_back();
+    if (s.back() == '.') s.pop_back();
+    out.push_back(s == "-0" || s == "0" ? "0" : s + unit);
+  }
+  return out;
+}
+
 // Horizontal grid, y ticks and both axis titles.
 std::string y_axis(const Frame& f, const std::vector<double>& ticks, double lo, double hi, const std::string& label,
                    const std::string& x_label) {
   std::string s;
   auto ty = [&](double v) { return f.y1() - (v - lo) / (hi - lo) * (f.y1() - f.y0()); };
-  for (double t : ticks) {
+  const auto labels = axis_labels(ticks);
+  for (std::size_t i = 0; i < ticks.size(); ++i) {
+    const double t = ticks[i];
     s += fmt::format(R"(<line class="grid" x1="{}" y1="{}" x2="{}" y2="{}" stroke="#e3e3e3"/>)", px(f.x0()), px(ty(t)),
                      px(f.x1()), px(ty(t)));
     s += fmt::format(R"(<text class="tick" x="{}" y="{}" font-size="11" text-anchor="end">{}</text>)", px(f.x0() - 6),
-                     px(ty(t) + 4), escape(short_number(t)));
+                     px(ty(t) + 4), escape(labels[i]));
   }
   s += fmt::format(R"(<line x1="{}" y1="{}" x2="{}" y2="{}" stroke="#333333"/>)", px(f.x0()), px(f.y0()), px(f.x0()),
                    px(f.y1()));
@@ -239,7 +262,8 @@ std::string render(const LineChart& c) {
     xhi = std::max(std::ceil(xhi), xlo + 1);
   } else {
     const auto t = nice_ticks(xlo, xhi, 8);
-    for (double v : t) ticks.push_back({v, short_number(v)});
+    const auto labels = axis_labels(t);
+    for (std::size_t i = 0; i < t.size(); ++i) ticks.push_back({t[i], labels[i]});
     xlo = t.front();
     xhi = t.back();
   }
@@ -355,5 +379,7 @@ std::string render(const BarChart& c) {
                        escape(c.series[si].name), escape(c.reference_name), escape(short_number(c.reference[si])));
   return out + "</svg>";
 }
+
+std::vector<std::string> tick_labels(const std::vector<double>& ticks) { return axis_labels(ticks); }
 
 }  // namespace lbsim::svg

@@ -58,6 +58,8 @@ std::string_view color(std::size_t i);
 std::string escape(std::string_view s);
 // A short human number for tick labels and tables: 0.25, 12.5, 950, 12.5k, 1.25M.
 std::string short_number(double v);
+// One axis's tick labels in a single unit chosen by the largest tick ("5k", "10k", not "5000", "10k").
+std::vector<std::string> tick_labels(const std::vector<double>& ticks);
 // "Nice" ticks (1, 2, 5 x 10^k steps) covering [lo, hi], about `target` of them.
 std::vector<double> nice_ticks(double lo, double hi, int target);
 
