@@ -186,6 +186,7 @@ TEST_F(HtmlReport, ChromiumRendersEveryChartWithoutConsoleErrors) {
                         "fig-node-requests-2"}},  // requests served per node, one chart per policy
       {"sec-sweep-1", {}}};
   for (const auto& m : kSweepMetrics) expected.back().second.push_back("fig-sweep-1-" + m);
+  expected.back().second.push_back("fig-sweep-1-p99-vs-throughput");
   std::size_t figures = 0;
   for (const auto& [sec, figs] : expected) {
     const std::string s = element(dom, sec, "</section>");

@@ -175,6 +175,44 @@ std::string sweep_section(const Json& sweep, std::size_t index) {
     }
     body += figure(fmt::format("fig-sweep-{}-{}", index, slug), svg::render(c), "");
   }
+  // p99 against throughput: each series' points joined in the order of the swept value, the curve
+  // capacity planning reads (where latency turns up as load grows).
+  {
+    svg::LineChart c;
+    c.id = fmt::format("chart-sweep-{}-p99-vs-throughput", index);
+    c.title = "p99 latency vs throughput";
+    c.x_label = "throughput (op/s)";
+    c.y_label = "latency p99 (ms)";
+    std::vector<std::string> keys;
+    std::map<std::string, std::vector<std::array<double, 3>>> data;  // key -> (swept x, throughput, p99)
+    for (const auto& pt : points)
+      for (const auto& [pol, pbody] : member(pt, "policies").items()) {
+        const Json t = member(pbody, "metrics").value("throughput_ops_s", Json());
+        const Json q = member(pbody, "metrics").value("latency_ms.p99", Json());
+        if (!t.is_object() || !q.is_object()) continue;
+        const std::string key = series_key(pt, pol);
+        if (!data.count(key)) keys.push_back(key);
+        data[key].push_back({x_of(pt), t.value("mean", 0.0), q.value("mean", 0.0)});
+      }
+    std::sort(keys.begin(), keys.end(), [&](const std::string& a, const std::string& b) {
+      return std::pair(policy_rank(a), a) < std::pair(policy_rank(b), b);
+    });
+    for (const auto& key : keys) {
+      auto rows = data[key];
+      std::sort(rows.begin(), rows.end());
+      svg::Series sr;
+      sr.name = key;
+      sr.markers = true;
+      for (const auto& r : rows) {
+        sr.x.push_back(r[1]);
+        sr.y.push_back(r[2]);
+      }
+      c.series.push_back(std::move(sr));
+    }
+    if (!c.series.empty())
+      body += figure(fmt::format("fig-sweep-{}-p99-vs-throughput", index), svg::render(c),
+                     "Each point is one grid point (mean over seeds), joined in the order of " + svg::escape(xparam) + ".");
+  }
   body += "</div>";
   return section(fmt::format("sec-sweep-{}", index), fmt::format("Sweep {}: {} over {}", index, scenario, xparam), body);
 }
