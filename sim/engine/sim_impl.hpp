@@ -194,6 +194,7 @@ struct Simulation::Impl {
   void send_to_replicas(std::uint32_t cr, std::span<const NodeId> targets);
   void send_phase(std::uint32_t cr);  // LWT: one Paxos round to the serial DC set
   void drop_job(std::uint32_t job);
+  void add_pending_to_need(CoordReq& c, std::span<const NodeId> replicas, std::uint32_t pending);
   // The connection (and shard) for an attempt to `host`, or false when the chosen connection is
   // full and the driver gives up on the host (BusyPoolException).
   bool pick_connection(const Op& op, NodeId host, std::uint32_t& conn, std::uint32_t& shard);

@@ -85,18 +85,7 @@ void Simulation::Impl::on_coord_done(std::uint32_t cr) {
   // CL arithmetic, availability and closest-first reads: sim/cluster/coordination.hpp, the same
   // code the analytic load model uses.
   c.need = cl_need(c.cl, local, rf_);
-  // Each live pending replica (a tablet moving, a vnode range changing hands) adds one to the
-  // writes' block count, as Cassandra's and ScyllaDB's pending endpoints do.
-  for (std::size_t i = replicas.size() - pending; i < replicas.size() && c.kind != OpKind::Read; ++i) {
-    const NodeId p = replicas[i];
-    if (server_up_[p] == 0) continue;
-    const std::uint32_t pd = topo_.node_dc[p];
-    if (c.need.each) {
-      if (pd < kMaxDcs) ++c.need.per_dc[pd];
-    } else if (!c.need.local_only || pd == local) {
-      ++c.need.total;
-    }
-  }
+  if (c.kind != OpKind::Read) add_pending_to_need(c, replicas, pending);
   auto live = [this](NodeId r) { return server_up_[r] != 0; };
   if (!cl_available(c.need, topo_, local, replicas, live)) {
     respond(cr, false, ErrorKind::Unavailable);
@@ -155,16 +144,38 @@ void Simulation::Impl::send_phase(std::uint32_t cr) {
   CoordReq& c = crs_[cr];
   c.got = 0;
   c.dc_got = {};
+  // The ring may have switched since the previous Paxos round (vnode topology changes).
+  if (vnode_changes_) c.range = static_cast<std::uint32_t>(sring_->range_index(c.token));
   std::array<NodeId, 64> rbuf{};
   std::uint32_t pending = 0;
   const auto replicas = server_replicas(c.range, c.token, c.phase == 1, rbuf, pending);
   const bool local_only = c.cl == ConsistencyLevel::LocalSerial;
   const std::uint32_t local = topo_.node_dc[c.node];
+  // Each round counts its own pending replicas (the ring or a tablet may have moved on).
+  c.need = cl_need(c.cl, local, rf_);
+  if (c.phase != 1) add_pending_to_need(c, replicas, pending);
   std::array<NodeId, 64> targets{};
   std::size_t nt = 0;
   for (NodeId r : replicas)
     if (server_up_[r] != 0 && (!local_only || topo_.node_dc[r] == local) && nt < targets.size()) targets[nt++] = r;
   send_to_replicas(cr, std::span<const NodeId>(targets.data(), nt));
+}
+
+// Each live pending replica (a tablet moving, a vnode range changing hands) adds one to the
+// writes' block count, as Cassandra's and ScyllaDB's pending endpoints do; `replicas` ends with
+// the `pending` ones.
+void Simulation::Impl::add_pending_to_need(CoordReq& c, std::span<const NodeId> replicas, std::uint32_t pending) {
+  const std::uint32_t local = topo_.node_dc[c.node];
+  for (std::size_t i = replicas.size() - pending; i < replicas.size(); ++i) {
+    const NodeId p = replicas[i];
+    if (server_up_[p] == 0) continue;
+    const std::uint32_t pd = topo_.node_dc[p];
+    if (c.need.each) {
+      if (pd < kMaxDcs) ++c.need.per_dc[pd];
+    } else if (!c.need.local_only || pd == local) {
+      ++c.need.total;
+    }
+  }
 }
 
 void Simulation::Impl::drop_job(std::uint32_t job) {
