@@ -32,6 +32,7 @@
 #include <fmt/format.h>
 
 #include "policies/go_round_robin.hpp"
+#include "policies/wrapper.hpp"
 #include "policies/plan_util.hpp"
 #include "policies/registry.hpp"
 
@@ -79,9 +80,9 @@ class GoTokenAwarePlan final : public Plan {
   PlanArena* arena_;
 };
 
-class GoTokenAware final : public Policy {
+class GoTokenAware final : public Wrapper {
  public:
-  GoTokenAware(std::unique_ptr<Policy> child, GoTokenAwareOptions o) : child_(std::move(child)), o_(o) {
+  GoTokenAware(std::unique_ptr<Policy> child, GoTokenAwareOptions o) : Wrapper(std::move(child)), o_(o) {
     const auto* tierer = dynamic_cast<const GoHostTierer*>(child_.get());
     max_tier_ = tierer != nullptr ? tierer->max_host_tier() : 1;
     tierer_ = tierer != nullptr;
@@ -110,23 +111,7 @@ class GoTokenAware final : public Policy {
     return arena.make<GoTokenAwarePlan>(this, req, replicas, &rnd, &arena);
   }
 
-  void on_up(HostId h) override {
-    child_->on_up(h);
-    refresh();
-  }
-  void on_down(HostId h) override {
-    child_->on_down(h);
-    refresh();
-  }
-  void on_request_sent(HostId h, SimTime now) override { child_->on_request_sent(h, now); }
-  void on_response(HostId h, SimTime now, SimTime latency, ResponseKind k) override {
-    child_->on_response(h, now, latency, k);
-  }
-  void restore_state(HostId h, const HostState& s) override {
-    child_->restore_state(h, s);
-    refresh();
-  }
-  bool adaptive() const override { return child_->adaptive(); }
+  void child_changed() override { refresh(); }
   bool reads_in_flight() const override { return o_.avoid_slow_replicas || child_->reads_in_flight(); }
 
   // Used by GoTokenAwarePlan.
@@ -165,7 +150,6 @@ class GoTokenAware final : public Policy {
     }
   }
 
-  std::unique_ptr<Policy> child_;
   GoTokenAwareOptions o_;
   bool tierer_ = false;
   unsigned max_tier_ = 1;

@@ -6,6 +6,7 @@
 //   is reordered and no random draw is made.
 // - init and every event go to the child.
 #include "policies/nodejs_replicas.hpp"
+#include "policies/wrapper.hpp"
 #include "policies/plan_util.hpp"
 #include "policies/registry.hpp"
 
@@ -26,9 +27,9 @@ class AllowListPlan final : public Plan {
   Plan* child_;
 };
 
-class NodeAllowList final : public Policy {
+class NodeAllowList final : public Wrapper {
  public:
-  NodeAllowList(std::unique_ptr<Policy> child, std::vector<std::string> ids) : child_(std::move(child)), ids_(std::move(ids)) {}
+  NodeAllowList(std::unique_ptr<Policy> child, std::vector<std::string> ids) : Wrapper(std::move(child)), ids_(std::move(ids)) {}
 
   void init(const ClusterView& view, Rng& rng) override {
     allowed_ = nodejs::node_mask(view.topology(), ids_);
@@ -38,18 +39,8 @@ class NodeAllowList final : public Policy {
   Plan* new_plan(const Request& req, PlanRandom& rnd, PlanArena& arena) override {
     return arena.make<AllowListPlan>(allowed_.data(), child_->new_plan(req, rnd, arena));
   }
-  void on_up(HostId h) override { child_->on_up(h); }
-  void on_down(HostId h) override { child_->on_down(h); }
-  void on_request_sent(HostId h, SimTime now) override { child_->on_request_sent(h, now); }
-  void on_response(HostId h, SimTime now, SimTime latency, ResponseKind k) override {
-    child_->on_response(h, now, latency, k);
-  }
-  void restore_state(HostId h, const HostState& s) override { child_->restore_state(h, s); }
-  bool adaptive() const override { return child_->adaptive(); }
-  bool reads_in_flight() const override { return child_->reads_in_flight(); }
 
  private:
-  std::unique_ptr<Policy> child_;
   std::vector<std::string> ids_;
   std::vector<std::uint8_t> allowed_;
 };

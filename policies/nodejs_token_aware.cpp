@@ -15,6 +15,7 @@
 //   yield it twice, so it is twice as likely to come first, which lbsim keeps).
 // - distance() and every event are the child's.
 #include "policies/nodejs_replicas.hpp"
+#include "policies/wrapper.hpp"
 #include "policies/plan_util.hpp"
 #include "policies/registry.hpp"
 
@@ -53,9 +54,9 @@ class NodeTokenAwarePlan final : public Plan {
   std::size_t pos_ = 0;
 };
 
-class NodeTokenAware final : public Policy {
+class NodeTokenAware final : public Wrapper {
  public:
-  NodeTokenAware(std::unique_ptr<Policy> child, nodejs::ReplicaSource src) : child_(std::move(child)), src_(std::move(src)) {}
+  NodeTokenAware(std::unique_ptr<Policy> child, nodejs::ReplicaSource src) : Wrapper(std::move(child)), src_(std::move(src)) {}
 
   void init(const ClusterView& view, Rng& rng) override {
     view_ = &view;
@@ -78,31 +79,13 @@ class NodeTokenAware final : public Policy {
     return arena.make<NodeTokenAwarePlan>(view_, local.first(k), start, child);
   }
 
-  void on_up(HostId h) override {
-    child_->on_up(h);
-    refresh();
-  }
-  void on_down(HostId h) override {
-    child_->on_down(h);
-    refresh();
-  }
-  void on_request_sent(HostId h, SimTime now) override { child_->on_request_sent(h, now); }
-  void on_response(HostId h, SimTime now, SimTime latency, ResponseKind k) override {
-    child_->on_response(h, now, latency, k);
-  }
-  void restore_state(HostId h, const HostState& s) override {
-    child_->restore_state(h, s);
-    refresh();
-  }
-  bool adaptive() const override { return child_->adaptive(); }
-  bool reads_in_flight() const override { return child_->reads_in_flight(); }
+  void child_changed() override { refresh(); }
 
  private:
   void refresh() {
     local_.resize(view_->size());
     for (HostId h = 0; h < view_->size(); ++h) local_[h] = child_->distance(h) == Distance::Local ? 1 : 0;
   }
-  std::unique_ptr<Policy> child_;
   nodejs::ReplicaSource src_;
   std::unique_ptr<nodejs::ReplicaMap> map_;
   const ClusterView* view_ = nullptr;

@@ -33,6 +33,7 @@
 #include <fmt/format.h>
 
 #include "policies/plan_util.hpp"
+#include "policies/wrapper.hpp"
 #include "policies/registry.hpp"
 
 namespace lbsim::policy {
@@ -87,10 +88,10 @@ class PyTaPlan final : public Plan {
   Plan* child_ = nullptr;   // rule A: the child plan, read lazily
 };
 
-class PyTokenAware final : public Policy {
+class PyTokenAware final : public Wrapper {
  public:
   PyTokenAware(std::unique_ptr<Policy> child, PyRules rules, bool shuffle)
-      : child_(std::move(child)), r_(rules), shuffle_(shuffle) {}
+      : Wrapper(std::move(child)), r_(rules), shuffle_(shuffle) {}
 
   void init(const ClusterView& view, Rng& rng) override {
     view_ = &view;
@@ -114,24 +115,7 @@ class PyTokenAware final : public Policy {
     return arena.make<PyTaPlan>(this, req, copy, &rnd, &arena);
   }
 
-  void on_up(HostId h) override {
-    child_->on_up(h);
-    refresh();
-  }
-  void on_down(HostId h) override {
-    child_->on_down(h);
-    refresh();
-  }
-  void on_request_sent(HostId h, SimTime now) override { child_->on_request_sent(h, now); }
-  void on_response(HostId h, SimTime now, SimTime latency, ResponseKind k) override {
-    child_->on_response(h, now, latency, k);
-  }
-  void restore_state(HostId h, const HostState& s) override {
-    child_->restore_state(h, s);
-    refresh();
-  }
-  bool adaptive() const override { return child_->adaptive(); }
-  bool reads_in_flight() const override { return child_->reads_in_flight(); }
+  void child_changed() override { refresh(); }
 
   // For PyTaPlan.
   const PyRules& rules() const { return r_; }
@@ -147,7 +131,6 @@ class PyTokenAware final : public Policy {
     tier_.resize(view_->size());
     for (HostId h = 0; h < view_->size(); ++h) tier_[h] = static_cast<std::int8_t>(child_->distance_tier(h));
   }
-  std::unique_ptr<Policy> child_;
   PyRules r_;
   bool shuffle_;
   const ClusterView* view_ = nullptr;

@@ -10,6 +10,7 @@
 // - Where the driver would put a null host first (a one-host plan whose host is busier than
 //   "nobody"), lbsim skips the missing host.
 #include "policies/plan_util.hpp"
+#include "policies/wrapper.hpp"
 #include "policies/registry.hpp"
 
 namespace lbsim::policy {
@@ -32,9 +33,9 @@ class TwoChoicePlan final : public Plan {
   int pos_ = 0;
 };
 
-class RandomTwoChoice final : public Policy {
+class RandomTwoChoice final : public Wrapper {
  public:
-  explicit RandomTwoChoice(std::unique_ptr<Policy> child) : child_(std::move(child)) {}
+  explicit RandomTwoChoice(std::unique_ptr<Policy> child) : Wrapper(std::move(child)) {}
   void init(const ClusterView& view, Rng& rng) override {
     view_ = &view;
     child_->init(view, rng);
@@ -51,18 +52,10 @@ class RandomTwoChoice final : public Policy {
     const bool first_wins = f1 < f2;
     return arena.make<TwoChoicePlan>(first_wins ? h1 : h2, first_wins ? h2 : h1, child);
   }
-  void on_up(HostId h) override { child_->on_up(h); }
-  void on_down(HostId h) override { child_->on_down(h); }
-  void on_request_sent(HostId h, SimTime now) override { child_->on_request_sent(h, now); }
-  void on_response(HostId h, SimTime now, SimTime latency, ResponseKind k) override {
-    child_->on_response(h, now, latency, k);
-  }
-  void restore_state(HostId h, const HostState& s) override { child_->restore_state(h, s); }
   bool adaptive() const override { return true; }
   bool reads_in_flight() const override { return true; }
 
  private:
-  std::unique_ptr<Policy> child_;
   const ClusterView* view_ = nullptr;
 };
 

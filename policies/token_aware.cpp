@@ -19,6 +19,7 @@
 #include <fmt/format.h>
 
 #include "policies/plan_util.hpp"
+#include "policies/wrapper.hpp"
 #include "policies/registry.hpp"
 #include "policies/wrappers.hpp"
 
@@ -60,9 +61,9 @@ class NeutralPlan final : public Plan {
   bool child_done_ = false;
 };
 
-class TokenAware final : public Policy {
+class TokenAware final : public Wrapper {
  public:
-  TokenAware(std::unique_ptr<Policy> child, TokenAwareOptions o) : child_(std::move(child)), o_(o) {}
+  TokenAware(std::unique_ptr<Policy> child, TokenAwareOptions o) : Wrapper(std::move(child)), o_(o) {}
 
   void init(const ClusterView& view, Rng& rng) override {
     view_ = &view;
@@ -87,24 +88,7 @@ class TokenAware final : public Policy {
     return arena.make<ReplicasFirstPlan>(this, req, ordered, &rnd, &arena);
   }
 
-  void on_up(HostId h) override {
-    child_->on_up(h);
-    refresh();
-  }
-  void on_down(HostId h) override {
-    child_->on_down(h);
-    refresh();
-  }
-  void on_request_sent(HostId h, SimTime now) override { child_->on_request_sent(h, now); }
-  void on_response(HostId h, SimTime now, SimTime latency, ResponseKind k) override {
-    child_->on_response(h, now, latency, k);
-  }
-  void restore_state(HostId h, const HostState& s) override {
-    child_->restore_state(h, s);
-    refresh();
-  }
-  bool adaptive() const override { return child_->adaptive(); }
-  bool reads_in_flight() const override { return child_->reads_in_flight(); }
+  void child_changed() override { refresh(); }
 
   bool usable(HostId h) const { return view_->is_up(h) && local_[h]; }
   bool local(HostId h) const { return local_[h] != 0; }
@@ -116,7 +100,6 @@ class TokenAware final : public Policy {
     local_.resize(view_->size());
     for (HostId h = 0; h < view_->size(); ++h) local_[h] = child_->distance(h) == Distance::Local ? 1 : 0;
   }
-  std::unique_ptr<Policy> child_;
   TokenAwareOptions o_;
   const ClusterView* view_ = nullptr;
   std::vector<std::uint8_t> local_;  // child distance == LOCAL, per host
