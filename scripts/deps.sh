@@ -6,10 +6,11 @@ set -euo pipefail
 packages=(
   cmake ninja-build g++ pkg-config ccache
   clang libclang-rt-14-dev    # the sanitizer + fuzz build (ASan, UBSan, libFuzzer)
-  libboost-program-options-dev libeigen3-dev nlohmann-json3-dev libfmt-dev
+  libboost-program-options-dev libeigen3-dev nlohmann-json3-dev libfmt-dev zlib1g-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   python3 python3-cassandra   # the ring oracle used by the cross-check test (../shared/oracle)
   chromium                    # renders the HTML report in its test (headless)
+  openjdk-17-jdk-headless libhdrhistogram-java  # the reference decoder of the .hlog export in its test (tests/hlog_test.cpp)
 )
 if [ "${LBSIM_EXTRA_PACKAGES:-}" != "" ]; then
   read -r -a extra <<<"$LBSIM_EXTRA_PACKAGES"

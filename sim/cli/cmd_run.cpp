@@ -54,13 +54,14 @@ std::vector<const PolicyEntry*> chosen_policies(const Scenario& sc, const po::va
 }
 
 int run_replicates(const Scenario& sc, const std::vector<const PolicyEntry*>& chosen, std::uint64_t first_seed,
-                   std::size_t k, const std::string& dir, unsigned threads, bool json,
+                   std::size_t k, const std::string& dir, unsigned threads, bool json, bool hlog,
                    const std::atomic<bool>& interrupted) {
   const auto seeds = replicate_seeds(first_seed, k);
   std::vector<RunJob> jobs;
   for (const PolicyEntry* e : chosen)
     for (auto s : seeds)
-      jobs.push_back({&sc, e, s, (fs::path(dir) / "seeds" / e->name / fmt::format("seed-{}.json", s)).string()});
+      jobs.push_back({&sc, e, s, (fs::path(dir) / "seeds" / e->name / fmt::format("seed-{}.json", s)).string(),
+                      hlog ? (fs::path(dir) / "seeds" / e->name / fmt::format("seed-{}.hlog", s)).string() : ""});
   BatchOptions bo;
   bo.threads = threads;
   bo.cancel = &interrupted;
@@ -121,6 +122,9 @@ int run_run(const std::vector<std::string>& args) {
       "out", po::value<std::string>()->default_value("results"), "reports go to OUT/<scenario>/")(
       "force", po::bool_switch(), "overwrite the reports in an existing OUT/<scenario>/")(
       "json", po::bool_switch(), "print JSON instead of text")(
+      "hlog", po::bool_switch(),
+      "also write each run's latency timeline as an HdrHistogram interval log, <policy>.hlog (ns; one line per "
+      "timeline interval) for HistogramLogProcessor and other HdrHistogram tools")(
       "quiet", po::bool_switch(), "print only the side-by-side table")(
       "yes", po::bool_switch(), "run even when the estimated wall time exceeds an hour");
   po::positional_options_description pos;
@@ -151,7 +155,8 @@ int run_run(const std::vector<std::string>& args) {
   // --force replaces the folder's results: a stale report of an earlier (or interrupted) run
   // would otherwise sit beside the new ones and mix into `lbsim report`.
   if (vm["force"].as<bool>()) remove_lbsim_documents(dir);
-  if (k > 1) return run_replicates(sc, chosen, seed, k, dir, threads, json, interrupted);
+  const bool hlog = vm["hlog"].as<bool>();
+  if (k > 1) return run_replicates(sc, chosen, seed, k, dir, threads, json, hlog, interrupted);
 
   const ScenarioModel model = analyze_scenario(sc);
   const bool tty = isatty(fileno(stderr)) != 0 && !json;
@@ -180,6 +185,7 @@ int run_run(const std::vector<std::string>& args) {
     }
     if (tty) fmt::print(stderr, "\r{:80}\r", "");
     const auto doc = report_json(r);
+    if (hlog) write_file_atomic((fs::path(dir) / (e->name + ".hlog")).string(), hlog_document(r));
     write_file_atomic((fs::path(dir) / (e->name + ".json")).string(), doc.dump(1) + "\n");
     if (json) {
       all.push_back(doc);

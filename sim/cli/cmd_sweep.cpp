@@ -91,7 +91,7 @@ int run_sweep(const std::vector<std::string>& args) {
     for (const auto& name : h.policies)
       for (auto seed : h.seeds) {
         jobs.push_back({scenarios[p.index].get(), scenarios[p.index]->find_policy(name), seed,
-                        (std::filesystem::path(dir) / p.id / name / fmt::format("seed-{}.json", seed)).string()});
+                        (std::filesystem::path(dir) / p.id / name / fmt::format("seed-{}.json", seed)).string(), ""});
         job_point.push_back(p.index);
       }
   }

@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "sim/engine/simulation.hpp"
+#include "sim/metrics/hlog.hpp"
 #include "sim/report/report_json.hpp"
 
 namespace lbsim {
@@ -64,6 +65,8 @@ BatchResult run_batch(const std::vector<RunJob>& jobs, const BatchOptions& opts)
         ro.cancel = opts.cancel;
         const RunResult r = run_simulation(*job.scenario, *job.policy, job.seed, ro);
         const auto doc = report_json(r);
+        // The log first: a report on disk means its run is finished (--resume), log included.
+        if (!job.hlog_path.empty()) write_file_atomic(job.hlog_path, hlog_document(r));
         write_file_atomic(job.out_path, doc.dump(1) + "\n");
         std::lock_guard<std::mutex> lock(mu);
         res.reports[i] = nlohmann::json::parse(doc.dump());
@@ -151,18 +154,26 @@ std::string choose_out_dir(const std::string& dir, bool force, bool resume, std:
   }
 }
 
+std::string hlog_document(const RunResult& r) {
+  return hlog::interval_log(r.timeline, r.window,
+                            fmt::format("{} scenario {}, policy {}, seed {}; latencies in ns", kHlogMark, r.scenario,
+                                        r.policy_name, r.seed));
+}
+
 std::size_t remove_lbsim_documents(const std::string& dir) {
   std::error_code ec;
   std::size_t removed = 0;
   if (!fs::is_directory(dir, ec)) return 0;
   std::vector<fs::path> victims;
   for (auto it = fs::recursive_directory_iterator(dir, ec); !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
-    if (!it->is_regular_file(ec) || it->path().extension() != ".json") continue;
+    const auto ext = it->path().extension();
+    if (!it->is_regular_file(ec) || (ext != ".json" && ext != ".hlog")) continue;
     std::ifstream in(it->path());
     std::string head(256, '\0');
     in.read(head.data(), static_cast<std::streamsize>(head.size()));
     head.resize(static_cast<std::size_t>(in.gcount()));
-    if (head.find("\"schema\": \"lbsim.") != std::string::npos || head.find("\"schema\":\"lbsim.") != std::string::npos)
+    if (head.find("\"schema\": \"lbsim.") != std::string::npos || head.find("\"schema\":\"lbsim.") != std::string::npos ||
+        head.find(kHlogMark) != std::string::npos)
       victims.push_back(it->path());
   }
   for (const auto& p : victims) removed += fs::remove(p, ec) ? 1 : 0;

@@ -27,6 +27,7 @@ struct RunJob {
   const PolicyEntry* policy = nullptr;
   std::uint64_t seed = 0;
   std::string out_path;  // where the report goes
+  std::string hlog_path;  // when set, the HdrHistogram interval log goes here (before the report)
 };
 
 struct BatchOptions {
@@ -60,6 +61,12 @@ std::vector<std::uint64_t> replicate_seeds(std::uint64_t first, std::size_t k);
 // removed: `run --force` replaces a folder's results, so no stale report of an earlier run stays
 // beside the new ones. Other files are kept. Returns how many were removed.
 std::size_t remove_lbsim_documents(const std::string& dir);
+
+// The comment that marks an HdrHistogram interval log as lbsim's (so --force may remove it).
+inline constexpr const char* kHlogMark = "lbsim.hlog:";
+struct RunResult;
+// A run's latency timeline as an HdrHistogram interval log (sim/metrics/hlog.hpp).
+std::string hlog_document(const RunResult& r);
 
 // An output folder for a batch: `dir` itself when it does not exist, is empty, or `force` or
 // `resume` is set; otherwise the first free "dir.N" (N = 2, 3, ...). `note` says what was chosen.
