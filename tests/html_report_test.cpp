@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -15,6 +16,7 @@
 #include <unistd.h>
 
 #include "sim/report/html_report.hpp"
+#include "sim/report/html_report_sections.hpp"
 #include "sim/report/svg.hpp"
 
 #include "test_files.hpp"
@@ -37,11 +39,13 @@ std::string chromium_path() {
 }
 
 // The flags issue 5 prescribes, a fresh profile, console messages logged to stderr.
-int run_chromium(const fs::path& dir, const std::string& profile, const std::string& url, const fs::path& png) {
+int run_chromium(const fs::path& dir, const std::string& profile, const std::string& url, const fs::path& png,
+                 int width = 1400) {
   const std::string cmd = "timeout 90 " + chromium_path() +
                           " --headless --no-sandbox --disable-gpu --disable-background-networking"
                           " --disable-component-update --no-first-run --user-data-dir=" + (dir / profile).string() +
-                          " --enable-logging=stderr --v=0 --window-size=1400,3000 --screenshot=" + png.string() +
+                          " --enable-logging=stderr --v=0 --window-size=" + std::to_string(width) +
+                          ",3000 --screenshot=" + png.string() +
                           " --dump-dom " + url + " >" + (dir / (profile + ".dom")).string() + " 2>" +
                           (dir / (profile + ".err")).string();
   return sh(cmd);
@@ -245,6 +249,90 @@ TEST_F(HtmlReport, ChromiumRendersEveryChartWithoutConsoleErrors) {
   // To look at it: LBSIM_SCREENSHOT_OUT=/tmp/lbsim-report.png ./lbsim_tests --gtest_filter='HtmlReport.*'
   if (const char* out = std::getenv("LBSIM_SCREENSHOT_OUT"); out && *out)
     fs::copy_file(png, out, fs::copy_options::overwrite_existing);
+}
+
+// Two datacenters: one dashed mean per DC and policy, spanning that DC's nodes only. With one
+// all-node mean the remote DC (which coordinates nothing) halves the line and every local node
+// looks hot, the trap issue 13 reports.
+TEST(HtmlLoadChart, MeanLinesArePerDatacenter) {
+  nlohmann::json r;
+  r["nodes"] = nlohmann::json::array();
+  const std::uint64_t ops[6] = {100, 120, 140, 0, 0, 0};
+  for (int i = 0; i < 6; ++i)
+    r["nodes"].push_back({{"id", "n" + std::to_string(i + 1)}, {"dc", i < 3 ? "dc1" : "dc2"},
+                          {"coordinator_ops", ops[i]}, {"replica_reads", 10u * (i + 1)}, {"replica_writes", 0u}});
+  const std::string html = html::load_section({html::PolicyRuns{"p", {&r}}});
+  const std::string coord = element(html, "chart-coordinator-load", "</svg>");
+  EXPECT_EQ(count(coord, "class=\"reference\""), 2u);
+  EXPECT_NE(coord.find("<title>p datacenter mean (dashed) (dc1): 120</title>"), std::string::npos) << coord;
+  EXPECT_NE(coord.find("<title>p datacenter mean (dashed) (dc2): 0</title>"), std::string::npos) << coord;
+  EXPECT_EQ(count(coord, "class=\"separator\""), 1u);
+  // dc1's line ends where dc2's begins, at the separator: half the plot each.
+  const auto x_of = [&](const std::string& svg, const std::string& cls, std::size_t nth, const char* attr) {
+    std::size_t p = 0;
+    for (std::size_t k = 0; k <= nth; ++k) p = svg.find("class=\"" + cls + "\"", p + 1);
+    const auto a = svg.find(std::string(attr) + "=\"", p) + std::strlen(attr) + 2;
+    return std::stod(svg.substr(a, svg.find('"', a) - a));
+  };
+  EXPECT_DOUBLE_EQ(x_of(coord, "reference", 0, "x2"), x_of(coord, "separator", 0, "x1"));
+  EXPECT_DOUBLE_EQ(x_of(coord, "reference", 1, "x1"), x_of(coord, "separator", 0, "x1"));
+  const std::string replica = element(html, "chart-replica-load", "</svg>");
+  EXPECT_NE(replica.find("(dc2): 50</title>"), std::string::npos) << replica;  // (40 + 50 + 60) / 3
+  EXPECT_NE(html.find("mean over the nodes of each datacenter"), std::string::npos);
+
+  // One datacenter: a single line across the plot, no separators.
+  for (auto& n : r["nodes"]) n["dc"] = "dc1";
+  const std::string one = element(html::load_section({html::PolicyRuns{"p", {&r}}}), "chart-coordinator-load", "</svg>");
+  EXPECT_EQ(count(one, "class=\"reference\""), 1u);
+  EXPECT_NE(one.find("<title>p policy mean (dashed): 60</title>"), std::string::npos) << one;
+  EXPECT_EQ(count(one, "class=\"separator\""), 0u);
+}
+
+// At 800 px (a laptop split screen) the page measures itself in Chromium: a script appended to a
+// copy of the report records the layout in a data attribute that --dump-dom then shows.
+TEST_F(HtmlReport, ReadableAt800Pixels) {
+  ASSERT_TRUE(fs::exists(chromium_path())) << "headless Chromium not found at " << chromium_path();
+  const char* probe = R"(<script>
+(function () {
+  var vw = document.documentElement.clientWidth, small = 1e9, smallAt = "", overflow = [];
+  document.querySelectorAll("svg.chart").forEach(function (svg) {
+    var scale = svg.getBoundingClientRect().width / svg.viewBox.baseVal.width;
+    svg.querySelectorAll("text").forEach(function (t) {
+      var px = parseFloat(t.getAttribute("font-size") || "12") * scale;
+      if (px < small) { small = px; smallAt = svg.id; }
+    });
+  });
+  // Nothing but a figure or a table (which scroll on their own) may be wider than the page.
+  document.querySelectorAll("body *").forEach(function (e) {
+    if (e.closest("figure") || e.closest("table")) return;
+    if (e.getBoundingClientRect().right > vw + 1) overflow.push(e.tagName + "#" + e.id);
+  });
+  var scrollers = 0;
+  document.querySelectorAll("figure, table").forEach(function (e) { if (e.scrollWidth > e.clientWidth + 1) scrollers++; });
+  document.body.setAttribute("data-layout", JSON.stringify({viewport: vw, page: document.documentElement.scrollWidth,
+      smallest_font_px: small, smallest_in: smallAt, overflow: overflow.slice(0, 5), scrollers: scrollers}));
+})();
+</script>)";
+  std::string html = slurp(dir_ / "report.html");
+  const auto end = html.rfind("</body>");
+  ASSERT_NE(end, std::string::npos);
+  html.insert(end, probe);
+  std::ofstream(dir_ / "report800.html") << html;
+  ASSERT_EQ(run_chromium(dir_, "narrow", "file://" + (dir_ / "report800.html").string(), dir_ / "narrow.png", 800), 0)
+      << slurp(dir_ / "narrow.err");
+  const std::string dom = slurp(dir_ / "narrow.dom");
+  const auto a = dom.find("data-layout=\"");
+  ASSERT_NE(a, std::string::npos) << "the layout probe did not run";
+  std::string attr = dom.substr(a + 13, dom.find('"', a + 13) - (a + 13));
+  for (auto p = attr.find("&quot;"); p != std::string::npos; p = attr.find("&quot;")) attr.replace(p, 6, "\"");
+  const auto layout = nlohmann::json::parse(attr);
+  EXPECT_LE(layout["viewport"].get<int>(), 800) << layout;
+  EXPECT_GE(layout["viewport"].get<int>(), 700) << layout;
+  EXPECT_LE(layout["page"].get<int>(), layout["viewport"].get<int>()) << "the page scrolls sideways: " << layout;
+  EXPECT_TRUE(layout["overflow"].empty()) << layout;
+  // The smallest chart text (11 px tick labels) stays at 9 px or more; wide charts scroll instead.
+  EXPECT_GE(layout["smallest_font_px"].get<double>(), 9.0 - 1e-6) << layout;
+  EXPECT_GE(layout["scrollers"].get<int>(), 1) << "the 1300 px charts should scroll at 800 px: " << layout;
 }
 
 }  // namespace

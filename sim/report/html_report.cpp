@@ -79,7 +79,7 @@ nav{margin:8px 0 16px;font-size:14px}nav a{margin-right:14px;color:#0b5cad}
 .report-section{background:#fff;border:1px solid #e2e2e2;border-radius:6px;padding:16px 20px;margin:0 0 20px}
 figure{margin:0 0 18px}figcaption{font-size:13px;color:#555;margin-top:4px;max-width:1300px}
 svg.chart{max-width:100%;height:auto;display:block}
-figure{overflow-x:auto}@media (max-width:1000px){svg.chart{min-width:900px;max-width:none}}
+figure{overflow-x:auto}
 table{display:block;overflow-x:auto;max-width:100%}
 .grid2{display:grid;grid-template-columns:repeat(auto-fit,minmax(600px,1fr));gap:8px 20px}
 table{border-collapse:collapse;font-size:13px;font-variant-numeric:tabular-nums}

@@ -1,6 +1,7 @@
 // The per-run chart sections of the HTML report: node load, latency percentiles, timelines.
 #include <algorithm>
 #include <cmath>
+#include <tuple>
 
 #include <fmt/format.h>
 
@@ -49,7 +50,26 @@ std::uint64_t node_u64(const Json& n, const char* key) {
   return n.contains(key) && n[key].is_number_unsigned() ? n[key].get<std::uint64_t>() : 0;
 }
 
-svg::BarChart load_chart(const std::vector<PolicyRuns>& policies, bool replica, const std::vector<std::string>& nodes) {
+// The datacenter of each node, in report order ("" when the report has none).
+std::vector<std::string> node_dcs(const Json& report) {
+  std::vector<std::string> out;
+  if (!report.contains("nodes")) return out;
+  for (const auto& n : report["nodes"]) out.push_back(n.contains("dc") && n["dc"].is_string() ? n["dc"].get<std::string>() : "");
+  return out;
+}
+
+// Consecutive runs of nodes in one datacenter: (first, last, dc). Reports list nodes DC by DC.
+std::vector<std::tuple<std::size_t, std::size_t, std::string>> dc_groups(const std::vector<std::string>& dcs) {
+  std::vector<std::tuple<std::size_t, std::size_t, std::string>> g;
+  for (std::size_t i = 0; i < dcs.size(); ++i) {
+    if (g.empty() || std::get<2>(g.back()) != dcs[i]) g.emplace_back(i, i, dcs[i]);
+    std::get<1>(g.back()) = i;
+  }
+  return g;
+}
+
+svg::BarChart load_chart(const std::vector<PolicyRuns>& policies, bool replica, const std::vector<std::string>& nodes,
+                         const std::vector<std::string>& dcs) {
   svg::BarChart c;
   c.id = replica ? "chart-replica-load" : "chart-coordinator-load";
   c.title = replica ? "Replica load per node (reads + writes served)" : "Coordinator load per node";
@@ -58,7 +78,12 @@ svg::BarChart load_chart(const std::vector<PolicyRuns>& policies, bool replica, 
   c.categories = nodes;
   c.width = 1300;
   c.height = 380;
-  c.reference_name = "policy mean (dashed)";
+  // One mean per datacenter when there are several: a remote DC that never coordinates would
+  // otherwise pull an all-node mean down to half and make every local node look hot (issue 13).
+  const auto groups = dc_groups(dcs.size() == nodes.size() ? dcs : std::vector<std::string>(nodes.size()));
+  const bool per_dc = groups.size() > 1;
+  c.reference_name = per_dc ? "datacenter mean (dashed)" : "policy mean (dashed)";
+  for (std::size_t gi = 1; per_dc && gi < groups.size(); ++gi) c.separators.push_back(std::get<0>(groups[gi]));
   for (const auto& p : policies) {
     svg::Series s;
     s.name = p.name;
@@ -72,9 +97,19 @@ svg::BarChart load_chart(const std::vector<PolicyRuns>& policies, bool replica, 
         s.y[i] += v / static_cast<double>(p.runs.size());
       }
     }
-    double mean = 0;
-    for (double v : s.y) mean += v;
-    c.reference.push_back(nodes.empty() ? 0 : mean / static_cast<double>(nodes.size()));
+    for (const auto& [first, last, dc] : groups) {
+      double sum = 0;
+      for (std::size_t i = first; i <= last; ++i) sum += s.y[i];
+      svg::BarChart::Reference ref;
+      ref.series = c.series.size();
+      ref.y = sum / static_cast<double>(last - first + 1);
+      if (per_dc) {
+        ref.first = first;
+        ref.last = last;
+        ref.label = dc;
+      }
+      c.reference.push_back(ref);
+    }
     c.series.push_back(std::move(s));
   }
   return c;
@@ -85,14 +120,20 @@ svg::BarChart load_chart(const std::vector<PolicyRuns>& policies, bool replica, 
 std::string load_section(const std::vector<PolicyRuns>& policies) {
   if (policies.empty() || policies.front().runs.empty()) return "";
   const auto nodes = node_labels(*policies.front().runs.front());
+  const auto dcs = node_dcs(*policies.front().runs.front());
+  const bool multi_dc = dc_groups(dcs).size() > 1;
   std::string notes;
   for (const auto& p : policies)
     if (p.runs.size() > 1) notes = " Bars of policies with several seeds are the mean over their seeds.";
-  std::string body = figure("fig-coordinator-load", svg::render(load_chart(policies, false, nodes)),
-                            "Requests each node coordinated, one bar per policy; the dashed line is each policy's "
-                            "mean over the nodes. A bar far above the line is a hot coordinator." + notes);
-  body += figure("fig-replica-load", svg::render(load_chart(policies, true, nodes)),
-                 "Replica reads and writes each node served, one bar per policy, with each policy's mean." + notes);
+  std::string body = figure("fig-coordinator-load", svg::render(load_chart(policies, false, nodes, dcs)),
+                            std::string("Requests each node coordinated, one bar per policy; the dashed line is each "
+                                        "policy's mean over ") +
+                                (multi_dc ? "the nodes of each datacenter (grey rules separate the datacenters)"
+                                          : "the nodes") +
+                                ". A bar far above the line is a hot coordinator." + notes);
+  body += figure("fig-replica-load", svg::render(load_chart(policies, true, nodes, dcs)),
+                 std::string("Replica reads and writes each node served, one bar per policy, with each policy's mean") +
+                     (multi_dc ? " per datacenter." : ".") + notes);
   return section("sec-load", "Per-node load", body);
 }
 

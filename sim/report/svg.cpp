@@ -58,12 +58,19 @@ Legend legend(const std::vector<std::string>& names, const std::vector<bool>& da
   return out;
 }
 
+// The smallest text in a chart is an 11 px tick label. The chart scales down with its container,
+// but never below 9/11 of its width, so labels stay at 9 px or more (a narrow window scrolls the
+// figure sideways instead).
+constexpr int kSmallestFont = 11, kReadableFont = 9;
+
 std::string open_svg(const std::string& id, const std::string& title, int w, int h) {
   return fmt::format(
-      R"(<svg class="chart" id="{}" viewBox="0 0 {} {}" width="{}" height="{}" role="img" aria-label="{}">)"
+      R"(<svg class="chart" id="{}" viewBox="0 0 {} {}" width="{}" height="{}" style="min-width:{}px" role="img" )"
+      R"(aria-label="{}">)"
       R"(<title>{}</title><rect width="{}" height="{}" fill="#ffffff"/>)"
       R"(<text class="chart-title" x="{}" y="20" font-size="14" font-weight="bold">{}</text>)",
-      escape(id), w, h, w, h, escape(title), escape(title), w, h, 12, escape(title));
+      escape(id), w, h, w, h, (w * kReadableFont + kSmallestFont - 1) / kSmallestFont, escape(title), escape(title), w, h,
+      12, escape(title));
 }
 
 struct Tick {
@@ -336,7 +343,7 @@ std::string render(const BarChart& c) {
   double yhi = 0;
   for (const auto& s : c.series)
     for (double y : s.y) yhi = std::max(yhi, y);
-  for (double r : c.reference) yhi = std::max(yhi, r);
+  for (const auto& r : c.reference) yhi = std::max(yhi, r.y);
   const auto yt = nice_ticks(0, yhi > 0 ? yhi : 1, 5);
   const double ylo = 0;
   yhi = yt.back();
@@ -372,11 +379,21 @@ std::string render(const BarChart& c) {
     }
     out += "</g>";
   }
-  for (std::size_t si = 0; si < c.reference.size() && si < c.series.size(); ++si)
+  for (std::size_t k : c.separators)
+    if (k > 0 && k < c.categories.size())
+      out += fmt::format(R"(<line class="separator" x1="{0}" y1="{1}" x2="{0}" y2="{2}" stroke="#888" stroke-width="1"/>)",
+                         px(f.x0() + group * static_cast<double>(k)), px(f.y0()), px(f.y1()));
+  for (const auto& r : c.reference) {
+    if (r.series >= c.series.size()) continue;
+    const bool whole = r.last < r.first || r.last >= c.categories.size();
+    const double x1 = whole ? f.x0() : f.x0() + group * static_cast<double>(r.first);
+    const double x2 = whole ? f.x1() : f.x0() + group * static_cast<double>(r.last + 1);
+    const std::string scope = r.label.empty() ? "" : " (" + r.label + ")";
     out += fmt::format(R"(<line class="reference" x1="{}" y1="{}" x2="{}" y2="{}" stroke="{}" stroke-width="1.5" )"
-                       R"(stroke-dasharray="6 4"><title>{} {}: {}</title></line>)",
-                       px(f.x0()), px(ty(c.reference[si])), px(f.x1()), px(ty(c.reference[si])), color(si),
-                       escape(c.series[si].name), escape(c.reference_name), escape(short_number(c.reference[si])));
+                       R"(stroke-dasharray="6 4"><title>{} {}{}: {}</title></line>)",
+                       px(x1), px(ty(r.y)), px(x2), px(ty(r.y)), color(r.series), escape(c.series[r.series].name),
+                       escape(c.reference_name), escape(scope), escape(short_number(r.y)));
+  }
   return out + "</svg>";
 }
 

@@ -44,8 +44,17 @@ struct BarChart {
   std::string x_label, y_label;
   std::vector<std::string> categories;  // groups along x
   std::vector<Series> series;           // y[i] is the bar of category i; one bar per series per group
-  std::vector<double> reference;        // optional: one dashed horizontal line per series (e.g. its mean)
+  // Optional dashed horizontal lines, e.g. a series' mean. Each spans the categories
+  // [first, last] (a datacenter's nodes, say), or every category when last < first.
+  struct Reference {
+    std::size_t series = 0;  // whose colour it takes
+    double y = 0;
+    std::size_t first = 1, last = 0;
+    std::string label;  // the hover title's scope, e.g. "dc1"
+  };
+  std::vector<Reference> reference;
   std::string reference_name = "mean";
+  std::vector<std::size_t> separators;  // a thin vertical rule before these categories (group boundaries)
   int width = 660, height = 340;
 };
 
