@@ -90,24 +90,17 @@ LoadModel analyze_load(const LoadModelInput& in, const jsonin::Json& policy_spec
       if (share == 0) continue;
       const Routing& rt = read ? rd : wr;
       const ConsistencyLevel cl = read ? in.read_cl : in.write_cl;
-      // P(coordinator = c | range r) mixes routed and unrouted requests.
-      Eigen::VectorXd pc = in.unrouted_fraction * rt.unrouted;
-      for (SparseRows::InnerIterator it(rt.routed, static_cast<Eigen::Index>(r)); it; ++it)
-        pc[it.col()] += routed * it.value();
-      const double assigned = pc.sum();
-      out.no_host += share * (1.0 - assigned);
       const double replica_s = read ? in.read_s_unscaled : in.write_s_unscaled;
-      for (NodeId c = 0; c < n; ++c) {
-        const double p = pc[c] * share;
-        if (p == 0) continue;
+      // Coordinator c with probability p (of which `unrouted` without a routing key): its own
+      // work, then the replica work it sends.
+      auto coordinate = [&](NodeId c, double p, double unrouted) {
         out.nodes[c].coordinator += p;
-        const double unrouted = in.unrouted_fraction * rt.unrouted[c] * share;
         add_coordinator(c, in.unrouted_coordinator, unrouted * in.coordinator_s);
         add_coordinator(c, in.routed_coordinator, (p - unrouted) * in.coordinator_s);
         const ClNeed need = cl_need(cl, topo.node_dc[c], rf);
         if (!cl_available(need, topo, topo.node_dc[c], replicas, up)) {
           out.unavailable += p;
-          continue;
+          return;
         }
         if (read) {
           const std::size_t k = read_targets(need, topo, c, replicas, up, targets);
@@ -126,6 +119,30 @@ LoadModel analyze_load(const LoadModelInput& in, const jsonin::Json& policy_spec
             add_hop(c, t, in.unrouted_arrival, unrouted, replica_s);
           }
         }
+      };
+      const bool fallback = rt.fallback[r] != 0;
+      if (in.unrouted_fraction == 0 && !fallback) {
+        // Every request routed and the row sparse (<= RF coordinators): O(RF), in node order as
+        // the dense walk below.
+        double assigned = 0;
+        for (SparseRows::InnerIterator it(rt.routed, static_cast<Eigen::Index>(r)); it; ++it) {
+          const double p = routed * it.value();
+          assigned += p;
+          if (p * share != 0) coordinate(static_cast<NodeId>(it.col()), p * share, 0.0);
+        }
+        out.no_host += share * (1.0 - assigned);
+        continue;
+      }
+      // P(coordinator = c | range r) mixes routed and unrouted requests; a fallback range's routed
+      // requests follow the child's plan, as unrouted ones do.
+      Eigen::VectorXd pc = (in.unrouted_fraction + (fallback ? routed : 0.0)) * rt.unrouted;
+      for (SparseRows::InnerIterator it(rt.routed, static_cast<Eigen::Index>(r)); it; ++it)
+        pc[it.col()] += routed * it.value();
+      out.no_host += share * (1.0 - pc.sum());
+      for (NodeId c = 0; c < n; ++c) {
+        const double p = pc[c] * share;
+        if (p == 0) continue;
+        coordinate(c, p, in.unrouted_fraction * rt.unrouted[c] * share);
       }
     }
     // The keyed work of range r goes to each shard in proportion to the keys it owns there. A hop

@@ -119,7 +119,20 @@ Routing coordinator_routing(const TokenRing& ring, const RoutingSpec& spec, cons
     for (NodeId h : *first) out.unrouted[h] += 1.0 / static_cast<double>(first->size());
 
   std::vector<Eigen::Triplet<double>> trip;
+  out.fallback.assign(ring.size(), 0);
+  // NEUTRAL: each host's position in the child's lists, so the first local replica met in a
+  // rotation is found from the replicas' positions in O(RF log RF), not by scanning the list.
+  constexpr std::size_t kAbsent = static_cast<std::size_t>(-1);
+  std::vector<std::size_t> list_of(spec.ordering == RoutingSpec::Ordering::Neutral ? n : 0, kAbsent),
+      pos_in(list_of.size(), kAbsent);
+  for (std::size_t li = 0; li < lists.size() && !list_of.empty(); ++li)
+    for (std::size_t i = 0; i < lists[li].size(); ++i)
+      if (list_of[lists[li][i]] == kAbsent) {
+        list_of[lists[li][i]] = li;
+        pos_in[lists[li][i]] = i;
+      }
   std::vector<NodeId> lr;
+  std::vector<std::size_t> pos;
   std::size_t empty = 0;
   for (std::size_t r = 0; r < ring.size(); ++r) {
     const auto row = static_cast<int>(r);
@@ -129,8 +142,7 @@ Routing coordinator_routing(const TokenRing& ring, const RoutingSpec& spec, cons
         if (!down[h] && local[h]) lr.push_back(h);
     if (lr.empty()) {
       if (!first) ++empty;
-      for (NodeId h = 0; h < n; ++h)
-        if (out.unrouted[h] > 0) trip.emplace_back(row, static_cast<int>(h), out.unrouted[h]);
+      out.fallback[r] = 1;
       continue;
     }
     switch (spec.ordering) {
@@ -139,18 +151,21 @@ Routing coordinator_routing(const TokenRing& ring, const RoutingSpec& spec, cons
         for (NodeId h : lr) trip.emplace_back(row, static_cast<int>(h), 1.0 / static_cast<double>(lr.size()));
         break;
       case RoutingSpec::Ordering::Neutral: {
-        for (const auto& l : lists) {
-          std::vector<std::size_t> pos;
-          for (std::size_t i = 0; i < l.size(); ++i)
-            if (std::find(lr.begin(), lr.end(), l[i]) != lr.end()) pos.push_back(i);
-          if (pos.empty()) continue;
-          const double m = static_cast<double>(l.size());
-          for (std::size_t k = 0; k < pos.size(); ++k) {
-            const std::size_t prev = pos[(k + pos.size() - 1) % pos.size()];
-            const std::size_t gap = pos.size() == 1 ? l.size() : (pos[k] + l.size() - prev) % l.size();
-            trip.emplace_back(row, static_cast<int>(l[pos[k]]), static_cast<double>(gap) / m);
-          }
-          break;
+        // The first list holding any of the replicas decides; positions in it, ascending.
+        std::size_t li = kAbsent;
+        for (NodeId h : lr) li = std::min(li, list_of[h]);
+        if (li == kAbsent) break;
+        const auto& l = lists[li];
+        pos.clear();
+        for (NodeId h : lr)
+          if (list_of[h] == li) pos.push_back(pos_in[h]);
+        std::sort(pos.begin(), pos.end());
+        pos.erase(std::unique(pos.begin(), pos.end()), pos.end());
+        const double m = static_cast<double>(l.size());
+        for (std::size_t k = 0; k < pos.size(); ++k) {
+          const std::size_t prev = pos[(k + pos.size() - 1) % pos.size()];
+          const std::size_t gap = pos.size() == 1 ? l.size() : (pos[k] + l.size() - prev) % l.size();
+          trip.emplace_back(row, static_cast<int>(l[pos[k]]), static_cast<double>(gap) / m);
         }
         break;
       }

@@ -48,7 +48,12 @@ std::optional<RoutingSpec> routing_spec(const jsonin::Json& spec, const Topology
 using SparseRows = Eigen::SparseMatrix<double, Eigen::RowMajor>;
 
 struct Routing {
-  SparseRows routed;     // ranges x nodes: P(coordinator = node | range, request has a routing key)
+  // ranges x nodes: P(coordinator = node | range, request has a routing key). A range whose plan
+  // starts with the child's first list (no up local replica, or no TokenAware) has an empty row
+  // and `fallback[r]` set: its distribution is `unrouted`, stored once rather than per range
+  // (a dense row per range was O(ranges x nodes) in time and memory).
+  SparseRows routed;
+  std::vector<std::uint8_t> fallback;
   Eigen::VectorXd unrouted;  // P(coordinator = node | no routing key)
   double no_host = 0;    // fraction of routed ranges with an empty plan (NoHostAvailable), unweighted
 };

@@ -1,5 +1,6 @@
 #include "sim/analysis/scenario_model.hpp"
 
+#include <algorithm>
 #include <cmath>
 
 #include <fmt/format.h>
@@ -8,7 +9,7 @@
 
 namespace lbsim {
 
-ScenarioModel analyze_scenario(const Scenario& sc) {
+ScenarioModel analyze_scenario(const Scenario& sc, const std::vector<std::string>* only) {
   ScenarioModel out;
   const Topology& topo = sc.topology();
   LoadModelInput in;
@@ -93,6 +94,12 @@ ScenarioModel analyze_scenario(const Scenario& sc) {
                                     "replica's tablet shard",
                                     ring.size()));
   for (const auto& p : sc.policies) {
+    if (only && std::find(only->begin(), only->end(), p.name) == only->end()) {
+      LoadModel m;
+      m.reason = "not requested";
+      out.policies.push_back({p.name, m});
+      continue;
+    }
     if (sc.changes.any()) {  // joins, drains and migrations are simulated only
       LoadModel m;
       m.reason = "topology changes (changes.events) are not modelled";

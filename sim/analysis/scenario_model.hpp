@@ -23,7 +23,9 @@ struct ScenarioModel {
   std::vector<std::string> notes;
 };
 
-ScenarioModel analyze_scenario(const Scenario& sc);
+// `only`: model just these policies (by name); the others get `modelled = false` with the reason
+// "not requested", so `policies` stays indexed like the scenario's. nullptr: all.
+ScenarioModel analyze_scenario(const Scenario& sc, const std::vector<std::string>* only = nullptr);
 nlohmann::ordered_json scenario_model_json(const Scenario& sc, const ScenarioModel& m);
 std::string scenario_model_text(const Scenario& sc, const ScenarioModel& m);
 

@@ -158,7 +158,10 @@ int run_run(const std::vector<std::string>& args) {
   const bool hlog = vm["hlog"].as<bool>();
   if (k > 1) return run_replicates(sc, chosen, seed, k, dir, threads, json, hlog, interrupted);
 
-  const ScenarioModel model = analyze_scenario(sc);
+  // The model only for the policies that run (it costs O(ranges x RF) per policy).
+  std::vector<std::string> chosen_names;
+  for (const PolicyEntry* e : chosen) chosen_names.push_back(e->name);
+  const ScenarioModel model = analyze_scenario(sc, &chosen_names);
   const bool tty = isatty(fileno(stderr)) != 0 && !json;
   std::vector<RunResult> results;
   nlohmann::ordered_json all = nlohmann::ordered_json::array();
