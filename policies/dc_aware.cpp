@@ -12,15 +12,39 @@ class DcRoundRobin;
 
 class DcPlan final : public Plan {
  public:
-  DcPlan(const DcRoundRobin* p, std::span<const HostId> a, std::span<const HostId> b, std::uint32_t idx,
-         ConsistencyLevel cl)
-      : p_(p), seg_{a, b}, idx_(idx), cl_(cl) {}
+  DcPlan(const DcRoundRobin* p, std::span<const HostId> a, std::span<const HostId> b, const CowList* ia,
+         const CowList* ib, std::uint32_t idx, ConsistencyLevel cl)
+      : p_(p), seg_{a, b}, index_{ia, ib}, idx_(idx), cl_(cl) {}
   HostId next() override;
+  bool rotation(RotationView& v) const override {
+    if (remaining_[0] != seg_[0].size() || remaining_[1] != seg_[1].size() || done_) return false;
+    // The Java int counter runs idx, idx+1, ...; a plan crossing MAX_VALUE -> MIN_VALUE is not a
+    // rotation there (floorMod jumps), so it is walked.
+    const std::int64_t first = as_java_int(idx_);
+    if (first + static_cast<std::int64_t>(seg_[0].size() + seg_[1].size()) - 1 > 0x7fffffff) return false;
+    v.count = 0;
+    std::int64_t at = first;
+    for (int s = 0; s < 2; ++s) {
+      const auto m = static_cast<std::int64_t>(seg_[s].size());
+      if (m > 0) {
+        std::int64_t c = at % m;
+        if (c < 0) c += m;
+        v.seg[v.count++] = {seg_[s], index_[s], static_cast<std::uint64_t>(c)};
+      }
+      at += m;
+    }
+    return true;
+  }
+  void skip_rotation() override {
+    idx_ += static_cast<std::uint32_t>(remaining_[0] + remaining_[1]);
+    remaining_[0] = remaining_[1] = 0;
+  }
 
  private:
   HostId take(std::span<const HostId> list) { return list[java_index(as_java_int(idx_++), list.size())]; }
   const DcRoundRobin* p_;
   std::span<const HostId> seg_[2];  // local rack (or whole local DC), remote racks of the local DC
+  const CowList* index_[2];         // the lists the segments are snapshots of
   std::size_t remaining_[2] = {seg_[0].size(), seg_[1].size()};
   std::uint32_t idx_;
   ConsistencyLevel cl_;
@@ -67,9 +91,11 @@ class DcRoundRobin final : public Policy {
     const std::uint32_t idx = index_++;
     // LWT: no rack prioritization (Scylla 3.x RackAwareRoundRobinPolicy, java-driver#850).
     if (o_.rack_aware && !req.lwt)
-      return arena.make<DcPlan>(this, local_rack_list_.snapshot(), remote_racks_list_.snapshot(), idx, req.cl);
-    const auto local = local_dc_ < per_dc_.size() ? per_dc_[local_dc_].snapshot() : std::span<const HostId>{};
-    return arena.make<DcPlan>(this, local, std::span<const HostId>{}, idx, req.cl);
+      return arena.make<DcPlan>(this, local_rack_list_.snapshot(), remote_racks_list_.snapshot(), &local_rack_list_,
+                                &remote_racks_list_, idx, req.cl);
+    const CowList* local = local_dc_ < per_dc_.size() ? &per_dc_[local_dc_] : nullptr;
+    return arena.make<DcPlan>(this, local ? local->snapshot() : std::span<const HostId>{}, std::span<const HostId>{},
+                              local, nullptr, idx, req.cl);
   }
 
   // The rack-aware driver uses add() (not addIfAbsent) for its rack lists; onUp is only called on

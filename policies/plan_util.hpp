@@ -54,34 +54,97 @@ inline bool contains(std::span<const HostId> hosts, HostId h) {
 }
 
 // A CopyOnWriteArrayList<Host> as the 3.x policies use it: addIfAbsent appends, remove keeps the
-// order of the others, and a snapshot taken by a plan never changes afterwards. Every version is
-// kept (versions are made only by up/down events, which are rare), so a snapshot is a plain span
-// and taking one costs nothing.
+// order of the others, and a snapshot taken by a plan never changes afterwards. Versions that a
+// snapshot may reference are kept (versions are made only by up/down events, which are rare), so
+// a snapshot is a plain span and taking one costs nothing. A version no snapshot has seen is
+// changed in place: a policy's init adds every host without a version per host (which cost
+// O(nodes^2) memory: 392 MB at 10,000 nodes, issue 14).
 class CowList {
  public:
+  static constexpr std::uint32_t kAbsent = 0xffffffffu;
   CowList() { versions_.emplace_back(); }
-  std::span<const HostId> snapshot() const { return versions_.back(); }
+  std::span<const HostId> snapshot() const {
+    seen_ = true;
+    return versions_.back();
+  }
   std::size_t size() const { return versions_.back().size(); }
+  // Position of h in the current version, or kAbsent. O(1).
+  std::uint32_t position(HostId h) const { return h < pos_.size() ? pos_[h] : kAbsent; }
   bool add_if_absent(HostId h) {
-    if (contains(snapshot(), h)) return false;
-    std::vector<HostId> next = versions_.back();
+    if (position(h) != kAbsent) return false;
+    std::vector<HostId>& next = writable();
     next.push_back(h);
-    versions_.push_back(std::move(next));
+    if (h >= pos_.size()) pos_.resize(static_cast<std::size_t>(h) + 1, kAbsent);
+    pos_[h] = static_cast<std::uint32_t>(next.size() - 1);
     return true;
   }
   bool remove(HostId h) {
-    const auto cur = snapshot();
-    if (!contains(cur, h)) return false;
-    std::vector<HostId> next;
-    next.reserve(cur.size());
-    for (HostId x : cur)
-      if (x != h) next.push_back(x);
-    versions_.push_back(std::move(next));
+    const std::uint32_t at = position(h);
+    if (at == kAbsent) return false;
+    std::vector<HostId>& next = writable();
+    next.erase(next.begin() + at);
+    pos_[h] = kAbsent;
+    for (std::size_t i = at; i < next.size(); ++i) pos_[next[i]] = static_cast<std::uint32_t>(i);
     return true;
   }
+  std::size_t versions() const { return versions_.size(); }
 
  private:
+  // The current version if no snapshot has seen it, else a fresh copy of it.
+  std::vector<HostId>& writable() {
+    if (seen_) {
+      std::vector<HostId> copy = versions_.back();
+      versions_.push_back(std::move(copy));
+      seen_ = false;
+    }
+    return versions_.back();
+  }
   std::deque<std::vector<HostId>> versions_;
+  std::vector<std::uint32_t> pos_;  // host -> position in the current version
+  mutable bool seen_ = false;       // a snapshot of the current version was taken
+};
+
+// The leading positions of a round-robin plan: segment s yields list[(start + p) mod size] at
+// its step p, segments one after the other (see Plan::rotation). `index` gives positions in O(1)
+// when the list is its current version.
+struct RotationView {
+  struct Segment {
+    std::span<const HostId> list;
+    const CowList* index = nullptr;
+    std::uint64_t start = 0;  // floorMod of the first step's counter, in [0, size)
+  };
+  static constexpr std::size_t kNone = static_cast<std::size_t>(-1);
+  Segment seg[2];
+  std::size_t count = 0;
+
+  std::size_t length() const { return count == 0 ? 0 : seg[0].list.size() + (count > 1 ? seg[1].list.size() : 0); }
+  HostId at(std::size_t p) const {
+    std::size_t s = 0;
+    if (p >= seg[0].list.size()) {
+      p -= seg[0].list.size();
+      s = 1;
+    }
+    const auto& g = seg[s];
+    return g.list[(g.start + p) % g.list.size()];
+  }
+  // The position of h, or kNone.
+  std::size_t position(HostId h) const {
+    std::size_t base = 0;
+    for (std::size_t s = 0; s < count; ++s) {
+      const auto& g = seg[s];
+      const std::size_t m = g.list.size();
+      if (m > 0) {
+        std::size_t j = g.index ? g.index->position(h) : CowList::kAbsent;
+        if (j >= m || g.list[j] != h) {  // an older version of the list: look it up
+          const auto it = std::find(g.list.begin(), g.list.end(), h);
+          j = it == g.list.end() ? CowList::kAbsent : static_cast<std::size_t>(it - g.list.begin());
+        }
+        if (j != CowList::kAbsent) return base + (j + m - g.start) % m;
+      }
+      base += m;
+    }
+    return kNone;
+  }
 };
 
 // Spec helpers. `dc_param` reads an optional DC name and, when the topology is known, checks that

@@ -119,11 +119,19 @@ class PlanRandom {
   Rng* rng_;
 };
 
+struct RotationView;
+
 // A lazy query plan. Plans live in a PlanArena and must be trivially destructible.
 class Plan {
  public:
   // The next host to try, or kNoHost when the plan is exhausted (and forever after).
   virtual HostId next() = 0;
+  // Round-robin plans whose leading hosts are rotations of host lists describe them here, before
+  // their first next(), so a wrapper finds a host's place in O(1) instead of walking the plan
+  // (TokenAware NEUTRAL, issue 14). False: no such description.
+  virtual bool rotation(RotationView&) const { return false; }
+  // Consumes the described positions as if next() had returned each of them.
+  virtual void skip_rotation() {}
 
  protected:
   ~Plan() = default;

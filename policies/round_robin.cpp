@@ -13,7 +13,18 @@ namespace {
 
 class RoundRobinPlan final : public Plan {
  public:
-  RoundRobinPlan(std::span<const HostId> hosts, std::int64_t start) : hosts_(hosts), idx_(start) {}
+  RoundRobinPlan(std::span<const HostId> hosts, const CowList* index, std::int64_t start)
+      : hosts_(hosts), index_(index), idx_(start) {}
+  bool rotation(RotationView& v) const override {
+    if (remaining_ != hosts_.size() || hosts_.empty()) return false;
+    v.count = 1;
+    v.seg[0] = {hosts_, index_, static_cast<std::uint64_t>(idx_ % static_cast<std::int64_t>(hosts_.size()))};
+    return true;
+  }
+  void skip_rotation() override {
+    idx_ += static_cast<std::int64_t>(remaining_);
+    remaining_ = 0;
+  }
   HostId next() override {
     if (remaining_ == 0) return kNoHost;
     --remaining_;
@@ -22,6 +33,7 @@ class RoundRobinPlan final : public Plan {
 
  private:
   std::span<const HostId> hosts_;
+  const CowList* index_;
   std::int64_t idx_;  // start <= Integer.MAX_VALUE - 10000 + 1, so no int overflow in the driver
   std::size_t remaining_ = hosts_.size();
 };
@@ -38,7 +50,7 @@ class RoundRobin final : public Policy {
     const std::int32_t start = index_;
     index_ = as_java_int(static_cast<std::uint32_t>(index_) + 1);
     if (start > kIntMax - 10000) index_ = 0;
-    return arena.make<RoundRobinPlan>(live_.snapshot(), start);
+    return arena.make<RoundRobinPlan>(live_.snapshot(), &live_, start);
   }
   void on_up(HostId h) override { live_.add_if_absent(h); }
   void on_down(HostId h) override { live_.remove(h); }

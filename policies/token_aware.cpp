@@ -45,6 +45,10 @@ class ReplicasFirstPlan final : public Plan {
   PlanArena* arena_;
 };
 
+// When the child plan starts with rotations of host lists (the round-robin children), the walk
+// over them jumps from one usable replica to the next by position (O(RF) per host instead of
+// O(DC size)), and the hosts it passes are returned from their positions when the plan drains:
+// the same sequence as the walk, which the policy tests compare host for host.
 class NeutralPlan final : public Plan {
  public:
   NeutralPlan(const TokenAware* p, std::span<const HostId> replicas, Plan* child, PlanArena* arena)
@@ -52,6 +56,7 @@ class NeutralPlan final : public Plan {
   HostId next() override;
 
  private:
+  HostId walk();
   const TokenAware* p_;
   std::span<const HostId> replicas_;
   Plan* child_;
@@ -59,6 +64,11 @@ class NeutralPlan final : public Plan {
   HostId* buffer_ = nullptr;  // non-replicas, down or non-LOCAL replicas, in child order
   std::uint32_t buffered_ = 0, drained_ = 0;
   bool child_done_ = false;
+  enum class Phase : std::uint8_t { Start, Rotation, Walk } phase_ = Phase::Start;
+  RotationView rot_;
+  std::size_t rot_len_ = 0, walked_ = 0, drain_pos_ = 0;
+  std::uint32_t* returned_ = nullptr;  // rotation positions returned as replicas, ascending
+  std::uint32_t nret_ = 0, ri_ = 0;
 };
 
 class TokenAware final : public Wrapper {
@@ -117,6 +127,48 @@ HostId ReplicasFirstPlan::next() {
 }
 
 HostId NeutralPlan::next() {
+  if (phase_ == Phase::Start) {
+    phase_ = Phase::Walk;
+    if (child_->rotation(rot_)) {
+      rot_len_ = rot_.length();
+      phase_ = Phase::Rotation;
+      static_assert(sizeof(HostId) == sizeof(std::uint32_t));
+      returned_ = arena_->hosts(replicas_.size()).data();  // positions < 2^32 (host lists are smaller)
+    }
+  }
+  if (phase_ == Phase::Rotation) {
+    // The first usable replica at or after the walk's position (usability evaluated now, as the
+    // walk would when it reached the host).
+    std::size_t best = rot_len_;
+    for (HostId h : replicas_)
+      if (p_->usable(h)) {
+        const std::size_t at = rot_.position(h);
+        if (at != RotationView::kNone && at >= walked_ && at < best) best = at;
+      }
+    if (best < rot_len_) {
+      returned_[nret_++] = static_cast<std::uint32_t>(best);
+      walked_ = best + 1;
+      return rot_.at(best);
+    }
+    child_->skip_rotation();
+    walked_ = rot_len_;
+    phase_ = Phase::Walk;
+  }
+  const HostId h = walk();
+  if (h != kNoHost) return h;
+  // Drain: the rotation's passed positions, then the buffered hosts of the rest of the walk.
+  while (drain_pos_ < rot_len_) {
+    const std::size_t at = drain_pos_++;
+    if (ri_ < nret_ && returned_[ri_] == at) {
+      ++ri_;
+      continue;
+    }
+    return rot_.at(at);
+  }
+  return drained_ < buffered_ ? buffer_[drained_++] : kNoHost;
+}
+
+HostId NeutralPlan::walk() {
   if (!child_done_) {
     for (HostId h = child_->next(); h != kNoHost; h = child_->next()) {
       if (p_->usable(h) && contains(replicas_, h)) return h;
@@ -125,7 +177,7 @@ HostId NeutralPlan::next() {
     }
     child_done_ = true;
   }
-  return drained_ < buffered_ ? buffer_[drained_++] : kNoHost;
+  return kNoHost;
 }
 
 std::unique_ptr<Policy> make_token_aware_spec(const jsonin::Json& spec, const std::string& path, const BuildContext& ctx) {

@@ -1,0 +1,114 @@
+// TokenAware NEUTRAL jumps through a round-robin child's rotation by position (issue 14). The
+// plans must be the walk's, host for host: the usable replicas in child order, then every other
+// host in child order. Checked against the bare child's plans (a twin policy with the same seed,
+// so the same round-robin index) over many keys, with nodes going down and up between plans, for
+// DCAware (with remote hosts), RackAware and RoundRobin children.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "policies/plan_util.hpp"
+#include "policies/registry.hpp"
+#include "sim/cluster/ring.hpp"
+#include "sim/core/rng.hpp"
+#include "policy_test_util.hpp"
+
+namespace lbsim::neutral_rotation_test {
+
+using policy::HostId;
+using policy::kNoHost;
+using policy::PlanRandom;
+
+std::vector<HostId> drain(policy::Plan* p) {
+  std::vector<HostId> out;
+  for (HostId h = p->next(); h != kNoHost; h = p->next()) out.push_back(h);
+  return out;
+}
+
+void check(const std::string& child_spec, int steps) {
+  SCOPED_TRACE(child_spec);
+  std::vector<std::vector<std::string>> racks(2);
+  for (int i = 0; i < 40; ++i) racks[0].push_back("r" + std::to_string(1 + i % 3));
+  for (int i = 0; i < 25; ++i) racks[1].push_back("r" + std::to_string(1 + i % 2));
+  const Topology topo = policy::testing::scassandra({40, 25}, racks);
+  const TokenRing ring(topo, policy::testing::nts({{"dc1", 3}, {"dc2", 3}}));
+  const auto child = nlohmann::json::parse(child_spec);
+  auto neutral = policy::make_policy({{"type", "TokenAware"}, {"ordering", "NEUTRAL"}, {"child", child}}, "", {&topo});
+  auto bare = policy::make_policy(child, "", {&topo});
+  policy::ClusterView view(topo);
+  Rng r1(11), r2(11), events(3);
+  neutral->init(view, r1);
+  bare->init(view, r2);
+  policy::PlanArena a1, a2;
+  std::size_t positions_checked = 0;
+  for (int i = 0; i < steps; ++i) {
+    if (i % 37 == 36) {  // a node goes down or comes back, between plans
+      const auto h = static_cast<HostId>(events.below(topo.size()));
+      const bool up = !view.is_up(h);
+      view.set_up(h, up);
+      if (up) {
+        neutral->on_up(h);
+        bare->on_up(h);
+      } else {
+        neutral->on_down(h);
+        bare->on_down(h);
+      }
+    }
+    policy::Request req;
+    req.routed = true;
+    req.token = static_cast<Token>(events.next_u64());
+    req.replicas = ring.replicas(req.token, ReplicaOrder::Driver);
+    req.cl = i % 2 ? ConsistencyLevel::LocalOne : ConsistencyLevel::Quorum;
+    a1.reset();
+    a2.reset();
+    PlanRandom p1(r1), p2(r2);
+    const auto got = drain(neutral->new_plan(req, p1, a1));
+    const auto walk = drain(bare->new_plan(req, p2, a2));
+    std::vector<HostId> want;
+    for (HostId h : walk)
+      if (view.is_up(h) && neutral->distance(h) == policy::Distance::Local &&
+          std::find(req.replicas.begin(), req.replicas.end(), h) != req.replicas.end())
+        want.push_back(h);
+    for (HostId h : walk)
+      if (std::find(want.begin(), want.end(), h) == want.end()) want.push_back(h);
+    ASSERT_EQ(got, want) << "plan " << i;
+    positions_checked += got.size();
+  }
+  EXPECT_GT(positions_checked, static_cast<std::size_t>(steps) * 20);
+}
+
+TEST(NeutralRotation, DcAwareWithRemoteHosts) {
+  check(R"({"type":"DCAwareRoundRobin","local_dc":"dc1","used_hosts_per_remote_dc":2})", 2000);
+}
+TEST(NeutralRotation, RackAware) {
+  check(R"({"type":"RackAwareRoundRobin","local_dc":"dc1","local_rack":"r2"})", 2000);
+}
+TEST(NeutralRotation, RoundRobin) { check(R"({"type":"RoundRobin"})", 2000); }
+
+// The description a round-robin plan gives is the plan: host at position p is its p-th host, and
+// position() inverts at().
+TEST(NeutralRotation, RotationDescribesThePlan) {
+  const Topology topo = policy::testing::scassandra({7});
+  const TokenRing ring(topo, policy::testing::nts({{"dc1", 3}}));
+  const auto child = nlohmann::json::parse(R"({"type":"DCAwareRoundRobin","local_dc":"dc1"})");
+  auto bare = policy::make_policy(child, "", {&topo});
+  policy::ClusterView view(topo);
+  Rng r2(5);
+  bare->init(view, r2);
+  policy::PlanArena a2;
+  policy::Request req;
+  req.routed = true;
+  req.token = 12345;
+  req.replicas = ring.replicas(req.token, ReplicaOrder::Driver);
+  PlanRandom p2(r2);
+  policy::Plan* plan = bare->new_plan(req, p2, a2);
+  policy::RotationView v;
+  EXPECT_TRUE(plan->rotation(v));
+  EXPECT_EQ(v.length(), 7u);
+  std::vector<HostId> by_position;
+  for (std::size_t p = 0; p < v.length(); ++p) by_position.push_back(v.at(p));
+  EXPECT_EQ(drain(plan), by_position);
+  for (std::size_t p = 0; p < v.length(); ++p) EXPECT_EQ(v.position(by_position[p]), p);
+}
+
+}  // namespace lbsim::neutral_rotation_test
