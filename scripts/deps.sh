@@ -9,6 +9,7 @@ packages=(
   libboost-program-options-dev libeigen3-dev nlohmann-json3-dev libfmt-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   python3 python3-cassandra   # the ring oracle used by the cross-check test (../shared/oracle)
+  python3-yaml                # parses the Kubernetes manifests in their test (scripts/k8s)
   chromium                    # renders the HTML report in its test (headless)
 )
 if [ "${LBSIM_EXTRA_PACKAGES:-}" != "" ]; then
