@@ -9,6 +9,7 @@ packages=(
   libboost-program-options-dev libeigen3-dev nlohmann-json3-dev libfmt-dev zlib1g-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   python3 python3-cassandra   # the ring oracle used by the cross-check test (../shared/oracle)
+  python3-yaml                # parses the Kubernetes manifests in their test (scripts/k8s)
   chromium                    # renders the HTML report in its test (headless)
   openjdk-17-jdk-headless libhdrhistogram-java  # the reference decoder of the .hlog export in its test (tests/hlog_test.cpp)
 )

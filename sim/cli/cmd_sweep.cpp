@@ -80,8 +80,10 @@ int run_sweep(const std::vector<std::string>& args) {
 
   std::string note;
   const std::string requested = vm.count("out") ? vm["out"].as<std::string>() : "results/" + base.name + "/sweep";
-  // Slices of one sweep share their folder (their files never overlap).
-  const std::string dir = choose_out_dir(requested, vm["force"].as<bool>() || shard.has_value(), vm["resume"].as<bool>(), note);
+  // Slices of one sweep share their folder (their files never overlap); a slice with --resume says
+  // it resumes (a batch system's requeued or resubmitted task), not that it overwrites.
+  const bool resume = vm["resume"].as<bool>();
+  const std::string dir = choose_out_dir(requested, vm["force"].as<bool>() || (shard.has_value() && !resume), resume, note);
   if (!note.empty()) std::cerr << "lbsim sweep: " << note << "\n";
 
   std::vector<RunJob> jobs;
@@ -99,7 +101,7 @@ int run_sweep(const std::vector<std::string>& args) {
   refuse_threads_option("sweep", vm);
   bo.threads = static_cast<unsigned>(int_option(vm, "jobs", 1, 4096));
   const bool quiet = vm["quiet"].as<bool>();
-  bo.resume = vm["resume"].as<bool>();
+  bo.resume = resume;
   bo.cancel = &interrupted;
   std::size_t done = 0;
   const bool tty = isatty(fileno(stderr)) != 0 && !quiet;
