@@ -28,7 +28,7 @@ class TraceReader {
   // Opens `file`; a directory or an unopenable file is an error at `where` (a JSON path).
   TraceReader(std::string file, const std::string& where, std::size_t chunk = kTraceChunkBytes);
   // Reads `text` as the contents of a file named `file` (tests and the fuzz harness), through the
-  // same chunked path.
+  // same chunked path; `text` must outlive the reader.
   static TraceReader from_text(std::string_view text, std::string file, std::size_t chunk = kTraceChunkBytes);
   TraceReader(TraceReader&& o) noexcept;
   TraceReader(const TraceReader&) = delete;
