@@ -1,6 +1,7 @@
 #include "sim/workload/trace_reader.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cctype>
 #include <charconv>
 #include <cstring>
@@ -33,23 +34,28 @@ bool equals_lower(std::string_view s, std::string_view word) {
   return true;
 }
 
-int hex_nibble(char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-  return -1;
-}
+// Hex digit values; 0xff for any other byte.
+constexpr std::array<std::uint8_t, 256> kHexValue = [] {
+  std::array<std::uint8_t, 256> t{};
+  t.fill(0xff);
+  for (int c = '0'; c <= '9'; ++c) t[static_cast<std::size_t>(c)] = static_cast<std::uint8_t>(c - '0');
+  for (int c = 'a'; c <= 'f'; ++c) t[static_cast<std::size_t>(c)] = static_cast<std::uint8_t>(c - 'a' + 10);
+  for (int c = 'A'; c <= 'F'; ++c) t[static_cast<std::size_t>(c)] = static_cast<std::uint8_t>(c - 'A' + 10);
+  return t;
+}();
 
 // Hex to bytes into out[0, hex.size() / 2); false when malformed (odd length, non-hex digit).
+// Branch-free per digit (random keys mix digits and letters unpredictably).
 bool decode_hex(std::string_view hex, std::uint8_t* out) {
   if (hex.size() % 2 != 0) return false;
+  unsigned bad = 0;
+  const auto* p = reinterpret_cast<const unsigned char*>(hex.data());
   for (std::size_t i = 0; i < hex.size() / 2; ++i) {
-    const int hi = hex_nibble(hex[2 * i]);
-    const int lo = hex_nibble(hex[2 * i + 1]);
-    if (hi < 0 || lo < 0) return false;
-    out[i] = static_cast<std::uint8_t>(hi * 16 + lo);
+    const unsigned hi = kHexValue[p[2 * i]], lo = kHexValue[p[2 * i + 1]];
+    bad |= hi | lo;
+    out[i] = static_cast<std::uint8_t>((hi << 4) | lo);
   }
-  return true;
+  return (bad & 0xf0) == 0;
 }
 
 }  // namespace
