@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "sim/analysis/key_weights.hpp"
+#include "sim/workload/trace_reader.hpp"
 
 namespace lbsim {
 
@@ -29,17 +30,21 @@ ScenarioModel analyze_scenario(const Scenario& sc, const std::vector<std::string
     // A trace: weight ranges by the recorded operations.
     in.range_weight.assign(ring.size(), 0.0);
     if (per_shard) in.range_shard_weight.assign(ring.size() * in.shards, 0.0);
-    std::size_t reads = 0, unrouted = 0;
-    const double each = 1.0 / static_cast<double>(w.trace->size());
-    for (const auto& t : *w.trace) {
+    // One more streamed pass over the file (the records are not kept): the ring is known only now.
+    std::size_t reads = 0, unrouted = 0, records = 0;
+    const double each = 1.0 / static_cast<double>(w.trace->records);
+    TraceReader rd = open_trace(*w.trace);
+    TraceRecord t;
+    while (rd.next(t)) {
+      ++records;
       const std::size_t r = ring.range_index(t.token);
       in.range_weight[r] += each;
       if (per_shard) in.range_shard_weight[r * in.shards + shard_of(t.token, sharding)] += each;
       reads += t.op == OpKind::Read;
       unrouted += !t.routed;
     }
-    in.read_fraction = w.trace->empty() ? 0 : static_cast<double>(reads) / static_cast<double>(w.trace->size());
-    in.unrouted_fraction = w.trace->empty() ? 0 : static_cast<double>(unrouted) / static_cast<double>(w.trace->size());
+    in.read_fraction = records == 0 ? 0 : static_cast<double>(reads) / static_cast<double>(records);
+    in.unrouted_fraction = records == 0 ? 0 : static_cast<double>(unrouted) / static_cast<double>(records);
     out.notes.push_back("trace: per-record consistency levels are not modelled; the workload's levels are used");
   } else {
     in.range_weight = range_weights(ring, w.keys, per_shard ? &sharding : nullptr, &in.range_shard_weight);

@@ -1,6 +1,7 @@
 // Scenario assembly: top-level keys, section parsers, cross-section checks, --set patches.
 #include "sim/config/scenario.hpp"
 
+#include <algorithm>
 #include <charconv>
 #include <filesystem>
 #include <limits>
@@ -174,10 +175,20 @@ Scenario scenario_from_json(Json doc, const std::string& file, const std::string
                                          "trace mode \"closed\"");
     if (!w.trace_open_loop && sc.client.mode == LoadMode::Open)
       jsonin::fail("/client/rate_ops_s", "a closed-loop trace needs \"threads\", not rate_ops_s");
-    for (std::size_t i = 0; i < w.trace->size(); ++i) {
-      const TraceRecord& r = (*w.trace)[i];
-      if (r.has_cl) check_cl(r.cl, r.op == OpKind::Read, fmt::format("{} record {}", w.trace_file, i + 1), sc);
-    }
+    // Per-record levels: each (level, read or write) pair from its first record on, so the first
+    // record the cluster cannot serve is the one named (the records are not kept: issue 14).
+    struct FirstUse {
+      std::uint64_t record;
+      ConsistencyLevel cl;
+      bool read;
+    };
+    std::vector<FirstUse> uses;
+    for (std::size_t k = 0; k < 2; ++k)
+      for (std::size_t c = 0; c < kConsistencyLevelCount; ++c)
+        if (const std::uint64_t first = w.trace->first_cl[k][c])
+          uses.push_back({first, static_cast<ConsistencyLevel>(c), k == 0});
+    std::sort(uses.begin(), uses.end(), [](const FirstUse& a, const FirstUse& b) { return a.record < b.record; });
+    for (const FirstUse& u : uses) check_cl(u.cl, u.read, fmt::format("{} record {}", w.trace_file, u.record), sc);
   }
   if (w.trace || w.read_fraction > 0) check_cl(w.read_cl, true, "/workload/consistency/read", sc);
   if (w.trace || w.read_fraction + w.lwt_fraction < 1) check_cl(w.write_cl, false, "/workload/consistency/write", sc);

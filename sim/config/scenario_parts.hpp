@@ -1,6 +1,7 @@
 // Private to sim/config: the parsers of the scenario's sections (scenario.cpp assembles them).
 // Each takes the section's JSON and its path and throws ConfigError naming the offending field.
 #pragma once
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -32,6 +33,7 @@ ChangeSpec parse_changes(const Json* j, const std::string& path, const Topology&
 
 ClientSpec parse_client(const Json* j, const std::string& path, const Topology& topo);
 WorkloadSpec parse_workload(const Json& j, const std::string& path, const std::string& dir);
-std::vector<TraceRecord> parse_trace(const std::string& text, const std::string& file);
+// A trace file, streamed once (sim/workload/trace_reader.hpp): its errors and its summary.
+std::shared_ptr<const TraceSummary> summarize_trace(const std::string& file, const std::string& where);
 
 }  // namespace lbsim::scenario_detail

@@ -1,15 +1,11 @@
 // Scenario sections of the load: "client", "workload" and trace files.
-#include <algorithm>
-#include <cctype>
-#include <charconv>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
+#include <memory>
 
 #include <fmt/format.h>
 
-#include "sim/cluster/routing_key.hpp"
 #include "sim/config/scenario_parts.hpp"
+#include "sim/workload/trace_reader.hpp"
 
 namespace lbsim::scenario_detail {
 
@@ -106,74 +102,25 @@ ConsistencyLevel parse_cl(const Json& j, const std::string& path) {
   return *cl;
 }
 
-// A field as echoed in a message: printable ASCII only, at most 40 characters (binary files).
-std::string shown(const std::string& s) {
-  std::string out;
-  for (char c : s.substr(0, 40)) out += std::isprint(static_cast<unsigned char>(c)) ? c : '?';
-  return s.size() > 40 ? out + "..." : out;
-}
-
-std::string read_text(const std::string& file, const std::string& path) {
-  std::error_code ec;
-  if (std::filesystem::is_directory(file, ec)) jsonin::fail(path, "'" + file + "' is a directory, not a trace file");
-  std::ifstream in(file, std::ios::binary);
-  if (!in) jsonin::fail(path, "cannot open trace file '" + file + "'");
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
 }  // namespace
 
-std::vector<TraceRecord> parse_trace(const std::string& text, const std::string& file) {
-  std::vector<TraceRecord> out;
-  if (text.empty()) throw ConfigError(file, "trace file is empty; expected lines time_us,op,key_hex[,cl]");
-  std::size_t line_no = 0, pos = 0;
-  while (pos < text.size()) {
-    std::size_t eol = text.find('\n', pos);
-    if (eol == std::string::npos) eol = text.size();
-    std::string line = text.substr(pos, eol - pos);
-    pos = eol + 1;
-    ++line_no;
-    if (!line.empty() && line.back() == '\r') line.pop_back();
-    if (line.empty() || line[0] == '#') continue;
-    if (line_no == 1 && line.rfind("time", 0) == 0) continue;  // header
-    const std::string where = fmt::format("{}:{}", file, line_no);
-    std::vector<std::string> f;
-    std::size_t s = 0;
-    for (;;) {
-      const std::size_t c = line.find(',', s);
-      f.push_back(line.substr(s, c == std::string::npos ? std::string::npos : c - s));
-      if (c == std::string::npos) break;
-      s = c + 1;
+// One streamed pass over the trace: every error, and what the rest of the program needs from it.
+std::shared_ptr<const TraceSummary> summarize_trace(const std::string& file, const std::string& where) {
+  auto sum = std::make_shared<TraceSummary>();
+  sum->path = file;
+  TraceReader rd(file, where);
+  sum->stamp = trace_stamp(file);
+  TraceRecord r;
+  while (rd.next(r)) {
+    const bool read = r.op == OpKind::Read;
+    sum->reads += read;
+    if (r.has_cl) {
+      auto& first = sum->first_cl[read ? 0 : 1][static_cast<std::size_t>(r.cl)];
+      if (first == 0) first = rd.records();
     }
-    if (f.size() < 3 || f.size() > 4)
-      throw ConfigError(where, fmt::format("expected time_us,op,key_hex[,cl], got {} fields", f.size()));
-    TraceRecord r;
-    double us = 0;
-    const auto [p, ec] = std::from_chars(f[0].data(), f[0].data() + f[0].size(), us);
-    if (ec != std::errc() || p != f[0].data() + f[0].size() || !(us >= 0) || us > 1e15)
-      throw ConfigError(where, "time_us must be a number >= 0, got '" + shown(f[0]) + "'");
-    r.at = from_us(us);
-    if (!out.empty() && r.at < out.back().at)
-      throw ConfigError(where, fmt::format("times must not decrease ({} us after {} us)", f[0], to_ms(out.back().at) * 1e3));
-    std::string op = f[1];
-    std::transform(op.begin(), op.end(), op.begin(), [](unsigned char ch) { return static_cast<char>(std::tolower(ch)); });
-    if (op == "read") r.op = OpKind::Read;
-    else if (op == "write") r.op = OpKind::Write;
-    else throw ConfigError(where, "unknown op '" + shown(f[1]) + "'; valid: read, write");
-    const auto key = parse_hex(f[2]);
-    if (!key || key->empty()) throw ConfigError(where, "key_hex must be non-empty hex (even length), got '" + shown(f[2]) + "'");
-    r.token = murmur3_token(*key);
-    if (f.size() == 4 && !f[3].empty()) {
-      const auto cl = parse_consistency(f[3]);
-      if (!cl) throw ConfigError(where, "unknown consistency level '" + shown(f[3]) + "'; valid: " + std::string(kConsistencyNames));
-      r.cl = *cl;
-      r.has_cl = true;
-    }
-    out.push_back(r);
   }
-  if (out.empty()) throw ConfigError(file, "trace has no records");
-  return out;
+  sum->records = rd.records();
+  return sum;
 }
 
 WorkloadSpec parse_workload(const Json& j, const std::string& path, const std::string& dir) {
@@ -246,16 +193,15 @@ WorkloadSpec parse_workload(const Json& j, const std::string& path, const std::s
     if (o.has("mix") || o.has("keys"))
       jsonin::fail(o.path_of("trace"), "a trace gives the operations and keys: remove \"mix\" and \"keys\"");
     const std::string file = (std::filesystem::path(dir) / s.trace_file).string();
-    auto recs = parse_trace(read_text(file, to.path_of("file")), file);
-    s.trace = std::make_shared<const std::vector<TraceRecord>>(std::move(recs));
+    s.trace = summarize_trace(file, to.path_of("file"));
     if (s.duration > 0) jsonin::fail(o.path_of("duration_s"), "a trace replay runs by operations: use \"ops\" or nothing");
-    if (s.ops > 0 && s.total_ops() > s.trace->size())
+    if (s.ops > 0 && s.total_ops() > s.trace->records)
       jsonin::fail(o.path_of("ops"), fmt::format("ops + warmup_ops = {} exceeds the trace's {} records", s.total_ops(),
-                                                 s.trace->size()));
+                                                 s.trace->records));
     if (s.ops == 0) {
-      if (s.warmup_ops >= s.trace->size())
-        jsonin::fail(o.path_of("warmup_ops"), fmt::format("must be below the trace's {} records", s.trace->size()));
-      s.ops = s.trace->size() - s.warmup_ops;
+      if (s.warmup_ops >= s.trace->records)
+        jsonin::fail(o.path_of("warmup_ops"), fmt::format("must be below the trace's {} records", s.trace->records));
+      s.ops = s.trace->records - s.warmup_ops;
     }
   }
   return s;

@@ -85,7 +85,7 @@ Simulation::Impl::Impl(const Scenario& sc, const PolicyEntry& entry, std::unique
   const WorkloadSpec& w = sc.workload;
   if (w.duration == 0) {
     target_ = w.total_ops();
-    if (w.trace && (target_ == 0 || target_ > w.trace->size())) target_ = w.trace->size();
+    if (w.trace && (target_ == 0 || target_ > w.trace->records)) target_ = w.trace->records;
   }
   // Shards, connections and hops (issue 10).
   const bool per_shard = sc.nodes.discipline == Discipline::PerShard;

@@ -16,8 +16,12 @@ std::uint32_t rows_of(const WorkloadSpec& spec, Token token) {
 bool OpGenerator::next(OpDraw& out) {
   const WorkloadSpec& s = *spec_;
   if (s.trace) {
-    if (produced_ >= s.trace->size()) return false;
-    const TraceRecord& r = (*s.trace)[produced_++];
+    // Each generator streams its own reader: runs in parallel share nothing mutable.
+    if (produced_ >= s.trace->records) return false;
+    if (!trace_) trace_.emplace(open_trace(*s.trace));
+    TraceRecord r;
+    if (!trace_->next(r)) return false;
+    ++produced_;
     out.op = r.op;
     out.cl = r.has_cl ? r.cl : (r.op == OpKind::Read ? s.read_cl : s.write_cl);
     out.routed = r.routed && (s.unrouted_fraction <= 0 || rng_.uniform01() >= s.unrouted_fraction);

@@ -1,10 +1,13 @@
 // Turns the workload spec into a stream of operations. Operation i depends only on the "workload"
 // stream and i, never on the policy or on timing, so every policy replays the same operations in
-// the same order (common random numbers). Trace replay returns the records in order.
+// the same order (common random numbers). Trace replay streams the records in order from the file
+// (sim/workload/trace_reader.hpp).
 #pragma once
 #include <cstdint>
+#include <optional>
 
 #include "sim/core/rng.hpp"
+#include "sim/workload/trace_reader.hpp"
 #include "sim/workload/workload_spec.hpp"
 
 namespace lbsim {
@@ -30,6 +33,7 @@ class OpGenerator {
   Rng rng_;
   KeyGenerator keys_;
   std::uint64_t produced_ = 0;
+  std::optional<TraceReader> trace_;  // trace replay: opened at the first operation
 };
 
 std::uint32_t rows_of(const WorkloadSpec& spec, Token token);

@@ -2,6 +2,7 @@
 // key population, requests without routing key, partition sizes, or a recorded trace.
 // Plain data built by the scenario parser (sim/config/scenario_workload.cpp).
 #pragma once
+#include <array>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -22,6 +23,29 @@ struct TraceRecord {
   OpKind op = OpKind::Read;
   bool has_cl = false;
   ConsistencyLevel cl = ConsistencyLevel::LocalOne;
+};
+
+// A trace file's size and modification time, taken when it was validated: each run re-reads the
+// file and refuses one that changed since (sim/workload/trace_reader.hpp).
+struct TraceStamp {
+  std::uintmax_t bytes = 0;
+  std::int64_t mtime = 0;
+  bool operator==(const TraceStamp&) const = default;
+};
+
+inline constexpr std::size_t kConsistencyLevelCount = static_cast<std::size_t>(ConsistencyLevel::LocalSerial) + 1;
+
+// What the validating pass over a trace learned; the records themselves are never kept (issue 14:
+// memory independent of the trace's length). Runs and the analytic model stream the file again.
+struct TraceSummary {
+  std::string path;  // the file as opened (the scenario's folder joined with trace.file)
+  TraceStamp stamp;
+  std::uint64_t records = 0;
+  std::uint64_t reads = 0;
+  // first_cl[0] for reads, [1] for writes: the first record (1-based) that gives each consistency
+  // level explicitly, 0 if none does. Enough to report the first record whose level the cluster
+  // cannot serve, as checking every record would.
+  std::array<std::array<std::uint64_t, kConsistencyLevelCount>, 2> first_cl{};
 };
 
 struct WorkloadSpec {
@@ -47,7 +71,7 @@ struct WorkloadSpec {
   std::uint32_t fat_rows = 100;
 
   // Trace replay (then `keys`, the mix and unrouted_fraction are unused).
-  std::shared_ptr<const std::vector<TraceRecord>> trace;
+  std::shared_ptr<const TraceSummary> trace;
   std::string trace_file;
   bool trace_open_loop = true;  // replay at the recorded times; false: closed loop, times ignored
 
