@@ -62,15 +62,18 @@ class Basic4x : public Policy {
  private:
   Distance compute_distance(HostId h) const;
   // The rotation of the non-replicas and the lazy DC failover, around `rc` replicas at the front.
-  Plan* finish_plan(std::span<HostId> nodes, std::size_t rc, const Request& req, PlanRandom& rnd, PlanArena& arena);
-  std::vector<HostId>& live_set(std::uint32_t dc) { return agnostic_ ? live_[0] : live_[dc]; }
-  const std::vector<HostId>& local_set() const;
+  // `local` is the plan's snapshot of the local live set, `marked` the ascending positions in it of
+  // the hosts left out of the rotated tail (the replicas), `block` the replica block.
+  Plan* finish_plan(std::span<const HostId> local, std::span<HostId> block, std::span<const std::uint32_t> marked,
+                    const Request& req, PlanRandom& rnd, PlanArena& arena);
+  CowList& live_set(std::uint32_t dc) { return agnostic_ ? live_[0] : live_[dc]; }
+  const CowList* local_set() const;
 
   Basic4xOptions o_;
   const ClusterView* view_ = nullptr;
   bool agnostic_ = false;
   std::uint32_t local_dc_ = kNoDc;
-  std::vector<std::vector<HostId>> live_;  // per DC (one list when DC-agnostic)
+  std::vector<CowList> live_;  // per DC (one list when DC-agnostic): CopyOnWriteArraySet
   std::vector<Distance> dist_;
   std::int32_t round_robin_ = 0;  // roundRobinAmount
   std::vector<std::uint32_t> mark_;  // replica stamps, per host

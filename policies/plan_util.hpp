@@ -68,6 +68,9 @@ class CowList {
     return versions_.back();
   }
   std::size_t size() const { return versions_.back().size(); }
+  // The current version for a look that ends before the list next changes (no snapshot: the
+  // next change may then happen in place).
+  std::span<const HostId> peek() const { return versions_.back(); }
   // Position of h in the current version, or kAbsent. O(1).
   std::uint32_t position(HostId h) const { return h < pos_.size() ? pos_[h] : kAbsent; }
   bool add_if_absent(HostId h) {

@@ -1,6 +1,7 @@
-// Policy benchmarks (issue 3): first-host decisions per second on a 6-node, 1-DC, RF=3 cluster with
-// 256 vnodes per node, for TokenAware(RANDOM, DCAwareRoundRobin) and Default4x, plus the full
-// plan of TokenAware(NEUTRAL). Each iteration is one request: arena reset, new_plan, next().
+// Policy benchmarks (issue 3): first-host decisions per second on a 1-DC, RF=3 cluster with 256
+// vnodes per node, 6 nodes (the argument) or 3,000 (issue 14: NEUTRAL, Default4x and LatencyAware
+// must stay within 1.3x of RANDOM there, i.e. O(RF) per plan), for TokenAware(RANDOM,
+// DCAwareRoundRobin) and the others, plus the full plan of TokenAware(RANDOM). Each iteration is one request: arena reset, new_plan, next().
 // The key tokens are precomputed (the ring lookup is benchmarked in bench_ring.cpp). The
 // "arena_chunks" counter is the arena's chunk count at the end: 1 means no allocation per plan.
 #include <benchmark/benchmark.h>
@@ -21,8 +22,8 @@ struct Setup {
   std::unique_ptr<Policy> policy;
   std::vector<Request> requests;
 
-  explicit Setup(const char* spec)
-      : ring(make_topology(), Replication{StrategyKind::Simple, 3, {}, {}}), view(ring.topology()) {
+  Setup(const char* spec, std::size_t nodes)
+      : ring(make_topology(nodes), Replication{StrategyKind::Simple, 3, {}, {}}), view(ring.topology()) {
     policy = make_policy(nlohmann::json::parse(spec), "", BuildContext{&ring.topology(), &ring.replication()});
     Rng init(1);
     policy->init(view, init);
@@ -36,16 +37,16 @@ struct Setup {
     }
     for (HostId h = 0; h < view.size(); ++h) view.set_in_flight(h, static_cast<std::int32_t>(h * 3));
   }
-  static Topology make_topology() {
-    const auto toks = random_tokens(6, 256, Rng(1).fork("tokens"));
+  static Topology make_topology(std::size_t nodes) {
+    const auto toks = random_tokens(nodes, 256, Rng(1).fork("tokens"));
     std::vector<NodeSpec> specs;
-    for (std::size_t i = 0; i < 6; ++i) specs.push_back({"n" + std::to_string(i + 1), "dc1", "r" + std::to_string(i % 3), toks[i]});
+    for (std::size_t i = 0; i < nodes; ++i) specs.push_back({"n" + std::to_string(i + 1), "dc1", "r" + std::to_string(i % 3), toks[i]});
     return Topology::build(std::move(specs));
   }
 };
 
 void run_first_host(benchmark::State& state, const char* spec) {
-  Setup s(spec);
+  Setup s(spec, static_cast<std::size_t>(state.range(0)));
   Rng rng(3);
   PlanRandom rnd(rng);
   PlanArena arena;
@@ -75,9 +76,17 @@ void BM_FirstHost_TokenAwareNeutral_DcAware(benchmark::State& state) {
   run_first_host(state, R"({"type":"TokenAware","ordering":"NEUTRAL","child":{"type":"DCAwareRoundRobin","local_dc":"dc1"}})");
 }
 void BM_FirstHost_Default4x(benchmark::State& state) { run_first_host(state, R"({"type":"Default4x","local_dc":"dc1"})"); }
+void BM_FirstHost_LatencyAware_TokenAwareRandom(benchmark::State& state) {
+  run_first_host(state, R"({"type":"LatencyAware","child":{"type":"TokenAware","ordering":"RANDOM",)"
+                        R"("child":{"type":"DCAwareRoundRobin","local_dc":"dc1"}}})");
+}
+void BM_FirstHost_TokenAwareRandom_LatencyAware(benchmark::State& state) {
+  run_first_host(state, R"({"type":"TokenAware","ordering":"RANDOM","child":{"type":"LatencyAware",)"
+                        R"("child":{"type":"DCAwareRoundRobin","local_dc":"dc1"}}})");
+}
 
 void BM_FullPlan_TokenAwareRandom_DcAware(benchmark::State& state) {
-  Setup s(R"({"type":"TokenAware","child":{"type":"DCAwareRoundRobin","local_dc":"dc1"}})");
+  Setup s(R"({"type":"TokenAware","child":{"type":"DCAwareRoundRobin","local_dc":"dc1"}})", 6);
   Rng rng(3);
   PlanRandom rnd(rng);
   PlanArena arena;
@@ -93,10 +102,12 @@ void BM_FullPlan_TokenAwareRandom_DcAware(benchmark::State& state) {
   state.counters["arena_chunks"] = static_cast<double>(arena.chunk_count());
 }
 
-BENCHMARK(BM_FirstHost_TokenAwareRandom_DcAware);
-BENCHMARK(BM_FirstHost_TokenAwareTopological_DcAware);
-BENCHMARK(BM_FirstHost_TokenAwareNeutral_DcAware);
-BENCHMARK(BM_FirstHost_Default4x);
+BENCHMARK(BM_FirstHost_TokenAwareRandom_DcAware)->Arg(6)->Arg(3000);
+BENCHMARK(BM_FirstHost_TokenAwareTopological_DcAware)->Arg(6)->Arg(3000);
+BENCHMARK(BM_FirstHost_TokenAwareNeutral_DcAware)->Arg(6)->Arg(3000);
+BENCHMARK(BM_FirstHost_Default4x)->Arg(6)->Arg(3000);
+BENCHMARK(BM_FirstHost_LatencyAware_TokenAwareRandom)->Arg(6)->Arg(3000);
+BENCHMARK(BM_FirstHost_TokenAwareRandom_LatencyAware)->Arg(6)->Arg(3000);
 BENCHMARK(BM_FullPlan_TokenAwareRandom_DcAware);
 
 }  // namespace
