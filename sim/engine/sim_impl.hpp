@@ -13,6 +13,7 @@
 #pragma once
 #include <array>
 #include <chrono>
+#include <deque>
 #include <functional>
 #include <memory>
 #include <queue>
@@ -235,7 +236,7 @@ struct Simulation::Impl {
   SimTime now_ = 0;
 
   Slab<Op> ops_;
-  std::vector<std::unique_ptr<OpExtra>> op_extra_;
+  std::deque<OpExtra> op_extra_;  // stable addresses: live plans point into the arenas
   Slab<Attempt> attempts_;
   Slab<CoordReq> crs_;
   Slab<Job> jobs_;
