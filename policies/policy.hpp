@@ -139,7 +139,7 @@ class Plan {
 };
 
 // Bump allocator for one request's plan objects. reset() makes the memory reusable; overflow
-// chunks are kept, so steady-state planning never allocates. The first 256 bytes are inline, so a
+// chunks are kept, so steady-state planning never allocates. The first 160 bytes are inline, so a
 // typical plan touches only the arena itself (one arena per operation in flight: a separate first
 // chunk cost a cache miss per operation at 10,000 in flight, issue 14). Not movable: plans point
 // into it.
@@ -164,10 +164,10 @@ class PlanArena {
   }
   // Chunks in use, the inline one included: constant in steady state (benchmarks check that plans
   // do not allocate; 1 means the inline chunk was always enough).
-  std::size_t chunk_count() const { return 1 + chunks_.size(); }
+  std::size_t chunk_count() const { return 1 + (chunks_ ? chunks_->size() : 0); }
 
  private:
-  static constexpr std::size_t kInline = 256, kMaxChunk = 64 * 1024;
+  static constexpr std::size_t kInline = 160, kMaxChunk = 64 * 1024;
   void* allocate(std::size_t size, std::size_t align) {
     for (;;) {
       std::byte* base = nullptr;
@@ -175,19 +175,20 @@ class PlanArena {
       if (chunk_ == 0) {
         base = inline_;
         cap = kInline;
-      } else if (chunk_ <= chunks_.size()) {
-        base = chunks_[chunk_ - 1].data.get();
-        cap = chunks_[chunk_ - 1].size;
+      } else if (chunks_ && chunk_ <= chunks_->size()) {
+        base = (*chunks_)[chunk_ - 1].data.get();
+        cap = (*chunks_)[chunk_ - 1].size;
       } else {
         // Overflow chunks double (a plan over a large DC may need kilobytes).
-        const std::size_t grow = chunks_.empty() ? 2 * kInline : std::min(chunks_.back().size * 2, kMaxChunk);
+        if (!chunks_) chunks_ = std::make_unique<std::vector<Chunk>>();
+        const std::size_t grow = chunks_->empty() ? 2 * kInline : std::min(chunks_->back().size * 2, kMaxChunk);
         const std::size_t sz = std::max(size + align, grow);
-        chunks_.push_back({std::make_unique<std::byte[]>(sz), sz});
+        chunks_->push_back({std::make_unique<std::byte[]>(sz), sz});
         continue;
       }
       const std::size_t at = (used_ + align - 1) & ~(align - 1);
       if (at + size <= cap) {
-        used_ = at + size;
+        used_ = static_cast<std::uint32_t>(at + size);
         return base + at;
       }
       ++chunk_;
@@ -198,9 +199,9 @@ class PlanArena {
     std::unique_ptr<std::byte[]> data;
     std::size_t size;
   };
-  std::size_t chunk_ = 0;  // 0: the inline chunk; k: chunks_[k - 1]
-  std::size_t used_ = 0;
-  std::vector<Chunk> chunks_;
+  std::uint32_t chunk_ = 0;  // 0: the inline chunk; k: chunks_[k - 1]
+  std::uint32_t used_ = 0;   // bytes used in that chunk (chunks are at most 64 KiB or one plan)
+  std::unique_ptr<std::vector<Chunk>> chunks_;  // overflow chunks, made on the first overflow
   alignas(std::max_align_t) std::byte inline_[kInline];
 };
 
