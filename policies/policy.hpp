@@ -88,14 +88,15 @@ class ClusterView {
 };
 
 struct Request {
-  // False when the statement has no routing key or no keyspace: token-aware policies then return
-  // the child plan unchanged.
-  bool routed = false;
+  // (Fields ordered by size: a plan keeps a copy of its request.)
   Token token = 0;
   // The keyspace's replicas for the token, in driver order (Java 3.x Metadata.getReplicas).
   std::span<const HostId> replicas;
-  ConsistencyLevel cl = ConsistencyLevel::LocalOne;
   SimTime now = 0;
+  // False when the statement has no routing key or no keyspace: token-aware policies then return
+  // the child plan unchanged.
+  bool routed = false;
+  ConsistencyLevel cl = ConsistencyLevel::LocalOne;
   // A lightweight transaction (or a serial read): Scylla drivers route it to the replicas in
   // replica order, unshuffled and without rack preference (PRESERVE_REPLICA_ORDER, java-driver#850).
   bool lwt = false;
@@ -139,7 +140,7 @@ class Plan {
 };
 
 // Bump allocator for one request's plan objects. reset() makes the memory reusable; overflow
-// chunks are kept, so steady-state planning never allocates. The first 160 bytes are inline, so a
+// chunks are kept, so steady-state planning never allocates. The first 128 bytes are inline, so a
 // typical plan touches only the arena itself (one arena per operation in flight: a separate first
 // chunk cost a cache miss per operation at 10,000 in flight, issue 14). Not movable: plans point
 // into it.
@@ -167,7 +168,7 @@ class PlanArena {
   std::size_t chunk_count() const { return 1 + (chunks_ ? chunks_->size() : 0); }
 
  private:
-  static constexpr std::size_t kInline = 160, kMaxChunk = 64 * 1024;
+  static constexpr std::size_t kInline = 128, kMaxChunk = 64 * 1024;
   void* allocate(std::size_t size, std::size_t align) {
     for (;;) {
       std::byte* base = nullptr;

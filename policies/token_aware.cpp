@@ -39,8 +39,8 @@ class ReplicasFirstPlan final : public Plan {
   TokenAware* p_;
   Request req_;
   std::span<const HostId> ordered_;
-  std::size_t pos_ = 0;
   Plan* child_ = nullptr;
+  std::uint32_t pos_ = 0;
   PlanRandom* rnd_;
   PlanArena* arena_;
 };

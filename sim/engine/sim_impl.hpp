@@ -42,13 +42,17 @@ struct Simulation::Impl {
     policy::PlanArena arena;
     policy::PlanRandom rnd;
   };
-  struct Op {
-    std::uint32_t gen = 0;
+  struct Op {  // fields ordered by size (one per operation in flight)
     SimTime start = 0;
     Token token = 0;
+    SimTime decode_ns = 0;        // the response side of this operation's driver cost
+    policy::Plan* plan = nullptr;
+    std::uint32_t gen = 0;
     std::uint32_t range = 0;
     std::uint32_t thread = kNoThread;
     std::uint32_t rows = 1;
+    std::uint32_t hosts_taken = 0;
+    std::uint32_t shared_charged = 0, tl_charged = 0;
     OpKind kind = OpKind::Read;
     ConsistencyLevel cl = ConsistencyLevel::LocalOne;
     bool routed = true;
@@ -56,14 +60,10 @@ struct Simulation::Impl {
     bool decoding = false;        // an answer is being decoded on the client CPU (kDecoded pending)
     bool answer_success = false;  // that answer
     ErrorKind answer_error = ErrorKind::Unavailable;
-    SimTime decode_ns = 0;        // the response side of this operation's driver cost
     std::uint8_t alive = 0;       // attempts alive
     std::uint8_t executions = 0;  // attempts started
     std::uint8_t unavailable_retries = 0;
     std::uint8_t error_retries = 0;
-    policy::Plan* plan = nullptr;
-    std::uint32_t hosts_taken = 0;
-    std::uint32_t shared_charged = 0, tl_charged = 0;
   };
   struct Attempt {
     std::uint32_t gen = 0;
@@ -74,7 +74,9 @@ struct Simulation::Impl {
     SimTime sent = 0;
     bool alive = false;
   };
-  struct CoordReq {
+  struct CoordReq {  // fields ordered by size (one per request in flight)
+    Token token = 0;
+    SimTime deadline = 0;   // the coordinator's read/write timeout instant
     std::uint32_t gen = 0;
     std::uint32_t attempt = 0, attempt_gen = 0;
     NodeId node = 0;
@@ -82,22 +84,20 @@ struct Simulation::Impl {
     std::uint32_t range = 0;
     std::uint32_t shard = 0;
     std::uint32_t rows = 1;
-    Token token = 0;
+    std::uint32_t got = 0;  // responses counted toward the CL
+    ClNeed need;  // what the consistency level asks for (sim/cluster/coordination.hpp)
+    std::array<std::uint8_t, kMaxDcs> dc_got{};
     OpKind kind = OpKind::Read;
     ConsistencyLevel cl = ConsistencyLevel::LocalOne;
     std::uint8_t pending = 0;      // events carrying this slot
     std::uint8_t outstanding = 0;  // replica jobs not yet accounted
-    std::uint32_t got = 0;  // responses counted toward the CL
     bool done = false;      // answered or abandoned
     bool success = false;   // the answer being delivered
     bool shed = false;      // the coordinator dropped it unexecuted (expired in its queue)
     std::uint8_t phase = 0; // LWT: the Paxos round in progress (0 prepare .. 3 commit)
     bool routed = true;     // the statement has a routing key
     bool payload = false;   // tablets: the answer carries tablets-routing-v1 (misrouted)
-    SimTime deadline = 0;   // the coordinator's read/write timeout instant
     ErrorKind error = ErrorKind::Unavailable;
-    ClNeed need;  // what the consistency level asks for (sim/cluster/coordination.hpp)
-    std::array<std::uint8_t, kMaxDcs> dc_got{};
   };
   struct Job {
     std::uint32_t gen = 0;
