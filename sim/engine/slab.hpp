@@ -5,6 +5,7 @@
 // lets timers and late events recognise a recycled slot.
 #pragma once
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "sim/core/check.hpp"
@@ -58,26 +59,31 @@ class DeadlineFifo {
   void push(SimTime at, std::uint32_t id, std::uint32_t gen) {
     if (at < last_) at = last_;
     last_ = at;
-    if (size_ == buf_.size()) grow();
-    buf_[(head_ + size_) & (buf_.size() - 1)] = {at, id, gen};
+    if (size_ == cap_) grow();
+    buf_[(head_ + size_) & (cap_ - 1)] = {at, id, gen};
     ++size_;
   }
   bool empty() const { return size_ == 0; }
   const Entry& front() const { return buf_[head_]; }
   void pop() {
-    head_ = (head_ + 1) & (buf_.size() - 1);
+    head_ = (head_ + 1) & (cap_ - 1);
     --size_;
   }
   bool armed = false;  // an event for front() is in the event queue
 
  private:
+  // The new ring is left uninitialized (`new Entry[n]`, not a zero-filled vector): its unused half
+  // then costs no resident memory until the FIFO fills it (issue 14, memory per operation).
   void grow() {
-    std::vector<Entry> n(buf_.empty() ? 64 : buf_.size() * 2);
-    for (std::size_t i = 0; i < size_; ++i) n[i] = buf_[(head_ + i) & (buf_.size() - 1)];
-    buf_ = std::move(n);
+    const std::size_t n = cap_ == 0 ? 64 : cap_ * 2;
+    std::unique_ptr<Entry[]> next(new Entry[n]);
+    for (std::size_t i = 0; i < size_; ++i) next[i] = buf_[(head_ + i) & (cap_ - 1)];
+    buf_ = std::move(next);
+    cap_ = n;
     head_ = 0;
   }
-  std::vector<Entry> buf_;
+  std::unique_ptr<Entry[]> buf_;
+  std::size_t cap_ = 0;
   std::size_t head_ = 0, size_ = 0;
   SimTime last_ = 0;
 };
