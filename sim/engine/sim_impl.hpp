@@ -86,7 +86,6 @@ struct Simulation::Impl {
     std::uint32_t rows = 1;
     std::uint32_t got = 0;  // responses counted toward the CL
     ClNeed need;  // what the consistency level asks for (sim/cluster/coordination.hpp)
-    std::array<std::uint8_t, kMaxDcs> dc_got{};
     OpKind kind = OpKind::Read;
     ConsistencyLevel cl = ConsistencyLevel::LocalOne;
     std::uint8_t pending = 0;      // events carrying this slot

@@ -143,7 +143,6 @@ void Simulation::Impl::send_to_replicas(std::uint32_t cr, std::span<const NodeId
 void Simulation::Impl::send_phase(std::uint32_t cr) {
   CoordReq& c = crs_[cr];
   c.got = 0;
-  c.dc_got = {};
   // The ring may have switched since the previous Paxos round (vnode topology changes).
   if (vnode_changes_) c.range = static_cast<std::uint32_t>(sring_->range_index(c.token));
   std::array<NodeId, 64> rbuf{};
@@ -281,9 +280,11 @@ void Simulation::Impl::on_replica_done(std::uint32_t job) {
     const std::uint32_t d = topo_.node_dc[j.node];
     bool met = false;
     if (c.need.each) {
-      if (d < kMaxDcs) ++c.dc_got[d];
+      // need.per_dc counts down the answers each DC still owes (it is recomputed per request and
+      // per Paxos round before any answer), so no separate per-DC tally is kept per request.
+      if (d < kMaxDcs && c.need.per_dc[d] > 0) --c.need.per_dc[d];
       met = true;
-      for (std::size_t k = 0; k < topo_.dcs.size() && k < kMaxDcs; ++k) met = met && c.dc_got[k] >= c.need.per_dc[k];
+      for (std::size_t k = 0; k < topo_.dcs.size() && k < kMaxDcs; ++k) met = met && c.need.per_dc[k] == 0;
     } else {
       if (!c.need.local_only || d == topo_.node_dc[c.node]) ++c.got;
       met = c.got >= c.need.total;
