@@ -19,6 +19,7 @@ namespace lbsim::hlog_test {
 
 namespace fs = std::filesystem;
 using ::lbsim::testing_files::slurp;
+using ::lbsim::testing_files::shell;
 
 std::uint32_t be32(const std::vector<std::uint8_t>& b, std::size_t at) {
   return (std::uint32_t(b[at]) << 24) | (std::uint32_t(b[at + 1]) << 16) | (std::uint32_t(b[at + 2]) << 8) | b[at + 3];
@@ -58,15 +59,10 @@ TEST(Hlog, HeaderAndCountsFollowTheV2Encoding) {
   EXPECT_EQ(hlog::base64({'M'}), "TQ==");
 }
 
-int sh(const std::string& cmd) {
-  const int rc = std::system(cmd.c_str());
-  return WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
-}
-
 TEST(Hlog, ReferenceDecoderReadsARunsIntervalsAndPercentiles) {
   const fs::path jar = "/usr/share/java/hdrhistogram.jar";
   ASSERT_TRUE(fs::exists(jar)) << jar << " missing: scripts/deps.sh installs libhdrhistogram-java";
-  ASSERT_EQ(sh("command -v javac >/dev/null && command -v java >/dev/null"), 0) << "javac/java not found";
+  ASSERT_EQ(shell("command -v javac >/dev/null && command -v java >/dev/null"), 0) << "javac/java not found";
   const fs::path dir = fs::temp_directory_path() / ("lbsim-hlog-test-" + std::to_string(::getpid()));
   fs::remove_all(dir);
   fs::create_directories(dir);
@@ -77,7 +73,7 @@ TEST(Hlog, ReferenceDecoderReadsARunsIntervalsAndPercentiles) {
   sc["report"] = {{"timeline_interval_s", 0.05}};
   std::ofstream(dir / "tiny.json") << sc.dump(1);
   const std::string policy = sc["policies"][0]["name"];
-  ASSERT_EQ(sh(std::string(LBSIM_BINARY) + " run " + (dir / "tiny.json").string() + " --quiet --hlog --policy " + policy +
+  ASSERT_EQ(shell(std::string(LBSIM_BINARY) + " run " + (dir / "tiny.json").string() + " --quiet --hlog --policy " + policy +
                " --out " + dir.string() + " >" + (dir / "run.out").string() + " 2>&1"),
             0)
       << slurp(dir / "run.out");
@@ -85,11 +81,11 @@ TEST(Hlog, ReferenceDecoderReadsARunsIntervalsAndPercentiles) {
   ASSERT_TRUE(fs::exists(log));
   const auto report = nlohmann::json::parse(slurp(dir / "hlog-tiny" / (policy + ".json")));
 
-  ASSERT_EQ(sh("javac -d " + dir.string() + " -cp " + jar.string() + " " + LBSIM_SOURCE_DIR +
+  ASSERT_EQ(shell("javac -d " + dir.string() + " -cp " + jar.string() + " " + LBSIM_SOURCE_DIR +
                "/tests/hlog/HlogDump.java 2>" + (dir / "javac.err").string()),
             0)
       << slurp(dir / "javac.err");
-  ASSERT_EQ(sh("java -cp " + dir.string() + ":" + jar.string() + " HlogDump " + log.string() + " >" +
+  ASSERT_EQ(shell("java -cp " + dir.string() + ":" + jar.string() + " HlogDump " + log.string() + " >" +
                (dir / "dump.txt").string() + " 2>" + (dir / "java.err").string()),
             0)
       << slurp(dir / "java.err");
@@ -135,7 +131,7 @@ TEST(Hlog, ReferenceDecoderReadsARunsIntervalsAndPercentiles) {
   EXPECT_NEAR(col_max, report["latency_ms"]["max"].get<double>(), 1e-3);
 
   // `--force` treats the log as one of lbsim's documents: a rerun without --hlog removes it.
-  ASSERT_EQ(sh(std::string(LBSIM_BINARY) + " run " + (dir / "tiny.json").string() + " --quiet --force --policy " + policy +
+  ASSERT_EQ(shell(std::string(LBSIM_BINARY) + " run " + (dir / "tiny.json").string() + " --quiet --force --policy " + policy +
                " --out " + dir.string() + " >/dev/null 2>&1"),
             0);
   EXPECT_FALSE(fs::exists(log));

@@ -27,11 +27,7 @@ namespace {
 namespace fs = std::filesystem;
 
 using ::lbsim::testing_files::slurp;
-
-int sh(const std::string& cmd) {
-  const int rc = std::system(cmd.c_str());
-  return WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
-}
+using ::lbsim::testing_files::shell;
 
 std::string chromium_path() {
   const char* env = std::getenv("LBSIM_CHROMIUM");
@@ -48,7 +44,7 @@ int run_chromium(const fs::path& dir, const std::string& profile, const std::str
                           ",3000 --screenshot=" + png.string() +
                           " --dump-dom " + url + " >" + (dir / (profile + ".dom")).string() + " 2>" +
                           (dir / (profile + ".err")).string();
-  return sh(cmd);
+  return shell(cmd);
 }
 
 // Chromium prints page console messages (log, warning, error, uncaught exceptions, failed loads)
@@ -89,7 +85,7 @@ class HtmlReport : public ::testing::Test {
     sc["report"] = {{"timeline_interval_s", 0.02}};
     for (const auto& p : sc["policies"]) policies_.push_back(p["name"].get<std::string>());
     std::ofstream(dir_ / "tiny.json") << sc.dump(1);
-    run_rc_ = sh(std::string(LBSIM_BINARY) + " run " + (dir_ / "tiny.json").string() + " --quiet --out " +
+    run_rc_ = shell(std::string(LBSIM_BINARY) + " run " + (dir_ / "tiny.json").string() + " --quiet --out " +
                  (dir_ / "runs").string() + " >" + (dir_ / "run.out").string() + " 2>&1");
     // The sweep in its own folder, as `lbsim sweep --out` leaves it, with one grid run beside it:
     // a report of the sweep's scenario with a patched hash, which must not reach the run sections
@@ -102,7 +98,7 @@ class HtmlReport : public ::testing::Test {
       grid["policy"]["name"] = "random-shared";
       std::ofstream(dir_ / "runs/sweep/p000/random-shared/seed-1.json") << grid.dump();
     }
-    report_rc_ = sh(std::string(LBSIM_BINARY) + " report " + (dir_ / "runs").string() + " -o " +
+    report_rc_ = shell(std::string(LBSIM_BINARY) + " report " + (dir_ / "runs").string() + " -o " +
                     (dir_ / "report.html").string() + " >" + (dir_ / "report.out").string() + " 2>&1");
   }
   static void TearDownTestSuite() {
@@ -139,7 +135,7 @@ TEST_F(HtmlReport, IsSelfContainedAndDeterministic) {
   const std::string html = slurp(dir_ / "report.html");
   for (const char* bad : {"<script", "http:", "https:", "src=", "url(", "@import", "@font-face"})
     EXPECT_EQ(html.find(bad), std::string::npos) << "the report must not reference '" << bad << "'";
-  ASSERT_EQ(sh(std::string(LBSIM_BINARY) + " report " + (dir_ / "runs").string() + " -o " +
+  ASSERT_EQ(shell(std::string(LBSIM_BINARY) + " report " + (dir_ / "runs").string() + " -o " +
                (dir_ / "again.html").string() + " >/dev/null"),
             0);
   EXPECT_TRUE(html == slurp(dir_ / "again.html")) << "same inputs must give byte-identical HTML";
@@ -147,11 +143,11 @@ TEST_F(HtmlReport, IsSelfContainedAndDeterministic) {
 
 TEST_F(HtmlReport, BadInputIsExitTwoAndUnwritableOutputExitOne) {
   fs::create_directories(dir_ / "empty");
-  EXPECT_EQ(sh(std::string(LBSIM_BINARY) + " report " + (dir_ / "empty").string() + " -o " +
+  EXPECT_EQ(shell(std::string(LBSIM_BINARY) + " report " + (dir_ / "empty").string() + " -o " +
                (dir_ / "x.html").string() + " 2>/dev/null"),
             2);
   EXPECT_FALSE(fs::exists(dir_ / "x.html"));
-  EXPECT_EQ(sh(std::string(LBSIM_BINARY) + " report " + (dir_ / "runs").string() + " -o /dev/null/x.html 2>/dev/null"), 1);
+  EXPECT_EQ(shell(std::string(LBSIM_BINARY) + " report " + (dir_ / "runs").string() + " -o /dev/null/x.html 2>/dev/null"), 1);
 }
 
 TEST_F(HtmlReport, DecodedHistogramGivesTheReportedPercentiles) {

@@ -1,9 +1,12 @@
 // Small file helpers shared by the tests that drive the lbsim binary.
 #pragma once
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
+
+#include <sys/wait.h>
 
 namespace lbsim::testing_files {
 
@@ -13,6 +16,12 @@ inline std::string slurp(const std::filesystem::path& p) {
   std::ostringstream ss;
   ss << in.rdbuf();
   return ss.str();
+}
+
+// Runs a shell command line; its exit code, or -1 when it did not exit normally.
+inline int shell(const std::string& cmd) {
+  const int rc = std::system(cmd.c_str());
+  return WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
 }
 
 }  // namespace lbsim::testing_files
