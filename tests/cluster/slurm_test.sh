@@ -170,21 +170,25 @@ out2="$work/sweep2"
 submit "$out2" "${grid2[@]}"
 say "submitted array job $array_job and merge job $merge_job (runs of about a second)"
 count_reports() { find "$out2/p$(printf %03d $(($1 - 1)))" -name 'seed-*.json' 2>/dev/null | wc -l || true; }
-victim=""
-for ((t = 0; t < 600; t++)); do
-  [ -z "$victim" ] || break
-  for i in 1 2 3 4; do
-    n="$(count_reports "$i")"
-    if [ "$n" -ge 1 ] && [ ! -e "$out2/sweep.shard-$i-of-4.json" ] &&
-      [ "$(squeue -h -j "${array_job}_$i" -o %T 2>/dev/null)" = RUNNING ]; then
-      scancel "${array_job}_$i" || fail "scancel ${array_job}_$i failed"
-      victim=$i
-      break
-    fi
+# Waits (30 s at most) for an array task that is RUNNING with at least one finished report but no
+# slice file yet, then runs `$@ JOBID_TASK` on it (scancel, scontrol requeue); sets $victim.
+catch_running_task() {
+  victim=""
+  local t i
+  for ((t = 0; t < 600; t++)); do
+    for i in 1 2 3 4; do
+      if [ "$(count_reports "$i")" -ge 1 ] && [ ! -e "$out2/sweep.shard-$i-of-4.json" ] &&
+        [ "$(squeue -h -j "${array_job}_$i" -o %T 2>/dev/null)" = RUNNING ]; then
+        "$@" "${array_job}_$i" || fail "$* ${array_job}_$i failed"
+        victim=$i
+        return
+      fi
+    done
+    sleep 0.05
   done
-  sleep 0.05
-done
-[ -n "$victim" ] || fail "no array task was caught running with a finished report within 30 s"
+  fail "no array task was caught running with a finished report within 30 s"
+}
+catch_running_task scancel
 say "cancelled array task ${array_job}_$victim after its first report"
 for ((t = 0; t < 600; t++)); do array_active "$array_job" || break; sleep 0.1; done
 array_active "$array_job" && fail "array job $array_job still has tasks after 60 s"
@@ -232,20 +236,7 @@ say "2. after scancel + resubmission: sweep.json byte-identical, the $total_befo
 out2="$work/sweep3"
 submit "$out2" "${grid2[@]}"
 say "submitted array job $array_job and merge job $merge_job"
-victim=""
-for ((t = 0; t < 600; t++)); do
-  [ -z "$victim" ] || break
-  for i in 1 2 3 4; do
-    if [ "$(count_reports "$i")" -ge 1 ] && [ ! -e "$out2/sweep.shard-$i-of-4.json" ] &&
-      [ "$(squeue -h -j "${array_job}_$i" -o %T 2>/dev/null)" = RUNNING ]; then
-      scontrol requeue "${array_job}_$i" || fail "scontrol requeue ${array_job}_$i failed"
-      victim=$i
-      break
-    fi
-  done
-  sleep 0.05
-done
-[ -n "$victim" ] || fail "no array task was caught running with a finished report within 30 s"
+catch_running_task scontrol requeue
 say "requeued array task ${array_job}_$victim after its first report"
 # Slurm holds a requeued job back for a while (EligibleTime = requeue + 2 min in 22.05): make it
 # eligible at once so the test stays short. The restart itself is Slurm's.
