@@ -13,12 +13,7 @@ namespace {
 using namespace testing;
 
 std::string error_of(const std::string& spec, const Topology* topo = nullptr) {
-  try {
-    make_policy(nlohmann::json::parse(spec), "/policies/0", BuildContext{topo, nullptr});
-  } catch (const ConfigError& e) {
-    return e.what();
-  }
-  return "no error";
+  return spec_error(spec, topo, "/policies/0");
 }
 
 TEST(PolicyConfig, UnknownTypeNamesThePathAndListsEveryType) {

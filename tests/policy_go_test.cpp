@@ -47,14 +47,6 @@ std::vector<IdSet> groups(const Ids& plan, const std::vector<std::size_t>& sizes
   return out;
 }
 
-std::string error_of(const std::string& spec, const Topology* topo = nullptr) {
-  try {
-    make_policy(nlohmann::json::parse(spec), "/p", BuildContext{topo, nullptr});
-  } catch (const ConfigError& e) {
-    return e.what();
-  }
-  return "no error";
-}
 
 constexpr const char* kTaDcLocal = R"({"type":"GoTokenAware","child":{"type":"GoDCAwareRoundRobin","local_dc":"local"}})";
 
@@ -365,29 +357,29 @@ TEST(GoTokenAware, DownReplicasAreSkippedAndNoHostComesTwice) {
 
 TEST(GoPolicies, SpecErrorsNameThePath) {
   const Topology t = three_dc_ring();
-  EXPECT_EQ(error_of(R"({"type":"GoDCAwareRoundRobin"})", &t),
+  EXPECT_EQ(spec_error(R"({"type":"GoDCAwareRoundRobin"})", &t),
             "/p/local_dc: required field is missing (gocql DCAwareRoundRobinPolicy(localDC) has no default)");
-  EXPECT_EQ(error_of(R"({"type":"GoDCAwareRoundRobin","local_dc":"dc9"})", &t),
+  EXPECT_EQ(spec_error(R"({"type":"GoDCAwareRoundRobin","local_dc":"dc9"})", &t),
             "/p/local_dc: unknown datacenter 'dc9'; valid: remote1, local, remote2");
-  EXPECT_NE(error_of(R"({"type":"GoRackAwareRoundRobin","local_dc":"local"})", &t).find("/p/local_rack: required"),
+  EXPECT_NE(spec_error(R"({"type":"GoRackAwareRoundRobin","local_dc":"local"})", &t).find("/p/local_rack: required"),
             std::string::npos);
-  EXPECT_NE(error_of(R"({"type":"GoTokenAware","version":"v2","child":{"type":"GoRoundRobin"}})")
+  EXPECT_NE(spec_error(R"({"type":"GoTokenAware","version":"v2","child":{"type":"GoRoundRobin"}})")
                 .find("/p/version: unknown value 'v2'; valid: scylladb, scylladb-before-2026-03-19"),
             std::string::npos);
-  EXPECT_NE(error_of(R"({"type":"GoTokenAware","version":"upstream","avoid_slow_replicas":true,"child":{"type":"GoRoundRobin"}})")
+  EXPECT_NE(spec_error(R"({"type":"GoTokenAware","version":"upstream","avoid_slow_replicas":true,"child":{"type":"GoRoundRobin"}})")
                 .find("/p/avoid_slow_replicas: "),
             std::string::npos);
-  EXPECT_NE(error_of(R"({"type":"GoTokenAware","max_in_flight_threshold":5,"child":{"type":"GoRoundRobin"}})")
+  EXPECT_NE(spec_error(R"({"type":"GoTokenAware","max_in_flight_threshold":5,"child":{"type":"GoRoundRobin"}})")
                 .find("/p/max_in_flight_threshold: only used with"),
             std::string::npos);
-  EXPECT_NE(error_of(R"({"type":"GoTokenAware","avoid_slow_replicas":true,"max_in_flight_threshold":-1,"child":{"type":"GoRoundRobin"}})")
+  EXPECT_NE(spec_error(R"({"type":"GoTokenAware","avoid_slow_replicas":true,"max_in_flight_threshold":-1,"child":{"type":"GoRoundRobin"}})")
                 .find("/p/max_in_flight_threshold: must be in [0, 1000000]"),
             std::string::npos);
-  EXPECT_NE(error_of(R"({"type":"GoTokenAware"})").find("/p/child: required field is missing"), std::string::npos);
+  EXPECT_NE(spec_error(R"({"type":"GoTokenAware"})").find("/p/child: required field is missing"), std::string::npos);
   // A Go wrapper wraps only Go policies.
-  EXPECT_NE(error_of(R"({"type":"GoTokenAware","child":{"type":"RoundRobin"}})").find("/p/child/type: GoTokenAware"),
+  EXPECT_NE(spec_error(R"({"type":"GoTokenAware","child":{"type":"RoundRobin"}})").find("/p/child/type: GoTokenAware"),
             std::string::npos);
-  EXPECT_EQ(error_of(R"({"type":"GoTokenAwarePolicy","child":{"type":"GoDCAwareRoundRobinPolicy","local_dc":"local"}})", &t),
+  EXPECT_EQ(spec_error(R"({"type":"GoTokenAwarePolicy","child":{"type":"GoDCAwareRoundRobinPolicy","local_dc":"local"}})", &t),
             "no error");
   for (const char* type : {"GoRoundRobin", "GoDCAwareRoundRobin", "GoRackAwareRoundRobin", "GoTokenAware"}) {
     const PolicyInfo* info = Registry::instance().find(type);

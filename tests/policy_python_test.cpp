@@ -33,14 +33,6 @@ Counts first_counts(Harness& h, const Request& req, int queries) {
   return c;
 }
 
-std::string error_of(const std::string& spec, const Topology* topo = nullptr) {
-  try {
-    make_policy(nlohmann::json::parse(spec), "/p", BuildContext{topo, nullptr});
-  } catch (const ConfigError& e) {
-    return e.what();
-  }
-  return "no error";
-}
 
 std::string token_aware(const std::string& extra, const std::string& child) {
   return R"({"type":"PythonTokenAware")" + extra + R"(,"child":)" + child + "}";
@@ -367,21 +359,21 @@ TEST(PythonTokenAware, ShuffledFirstHostIsUniformOverTheReplicas) {
 
 TEST(PythonTokenAware, SpecErrorsNameThePath) {
   const Topology t = scassandra({2, 2});
-  EXPECT_NE(error_of(R"({"type":"PythonRackAwareRoundRobin","local_dc":"dc1"})").find("/p/local_rack: required field is missing"),
+  EXPECT_NE(spec_error(R"({"type":"PythonRackAwareRoundRobin","local_dc":"dc1"})").find("/p/local_rack: required field is missing"),
             std::string::npos);
-  EXPECT_NE(error_of(R"({"type":"PythonRackAwareRoundRobin","local_dc":"dc1","local_rack":"nope"})", &t).find("/p/local_rack: unknown rack"),
+  EXPECT_NE(spec_error(R"({"type":"PythonRackAwareRoundRobin","local_dc":"dc1","local_rack":"nope"})", &t).find("/p/local_rack: unknown rack"),
             std::string::npos);
-  EXPECT_NE(error_of(R"({"type":"PythonDCAwareRoundRobin","used_hosts_per_remote_dc":-1})").find("/p/used_hosts_per_remote_dc"),
+  EXPECT_NE(spec_error(R"({"type":"PythonDCAwareRoundRobin","used_hosts_per_remote_dc":-1})").find("/p/used_hosts_per_remote_dc"),
             std::string::npos);
-  EXPECT_NE(error_of(token_aware(R"(,"version":"3.29")", R"({"type":"PythonDCAwareRoundRobin"})"))
+  EXPECT_NE(spec_error(token_aware(R"(,"version":"3.29")", R"({"type":"PythonDCAwareRoundRobin"})"))
                 .find("/p/version: unknown value '3.29'; valid: datastax, scylla-3.28.0, scylla-3.29.5, scylla-3.29.6, scylla-master"),
             std::string::npos);
-  EXPECT_NE(error_of(token_aware(R"(,"version":"datastax")", kRackChild)).find("/p/child/type: the DataStax Python driver has no"),
+  EXPECT_NE(spec_error(token_aware(R"(,"version":"datastax")", kRackChild)).find("/p/child/type: the DataStax Python driver has no"),
             std::string::npos);
-  EXPECT_NE(error_of(token_aware("", R"({"type":"DCAwareRoundRobin"})")).find("/p/child/type: PythonTokenAware"),
+  EXPECT_NE(spec_error(token_aware("", R"({"type":"DCAwareRoundRobin"})")).find("/p/child/type: PythonTokenAware"),
             std::string::npos);
-  EXPECT_NE(error_of(R"({"type":"PythonTokenAware"})").find("/p/child: required field is missing"), std::string::npos);
-  EXPECT_EQ(error_of(token_aware("", kRackChild)), "no error");
+  EXPECT_NE(spec_error(R"({"type":"PythonTokenAware"})").find("/p/child: required field is missing"), std::string::npos);
+  EXPECT_EQ(spec_error(token_aware("", kRackChild)), "no error");
 }
 
 }  // namespace lbsim::policy::python_test

@@ -8,24 +8,15 @@
 #include <set>
 
 #include "policy_test_util.hpp"
+#include "ring_reference.hpp"
 #include "sim/core/error.hpp"
 
 namespace lbsim::policy::rust_test {
 
 using namespace lbsim::policy::testing;
 using Names = std::vector<std::string>;
+using testref::rust_ring;
 
-// routing/locator/test.rs mock_metadata_for_token_aware_tests. Ring from token 160:
-// F A C D G B E (us/r2 eu/r1 eu/r1 us/r1 eu/r2 eu/r1 us/r1).
-inline Topology rust_ring() {
-  return Topology::build({{"A", "eu", "r1", {50, 250, 400}},
-                          {"B", "eu", "r1", {100, 600, 900}},
-                          {"C", "eu", "r1", {300, 650, 700}},
-                          {"D", "us", "r1", {350, 550}},
-                          {"E", "us", "r1", {150, 750}},
-                          {"F", "us", "r2", {200, 450}},
-                          {"G", "eu", "r2", {500, 800}}});
-}
 inline Replication nts2() { return nts({{"eu", 2}, {"us", 2}}); }
 inline Replication nts3() { return nts({{"eu", 3}, {"us", 3}}); }
 

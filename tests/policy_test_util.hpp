@@ -10,8 +10,19 @@
 #include "policies/policy.hpp"
 #include "policies/registry.hpp"
 #include "sim/cluster/ring.hpp"
+#include "sim/core/error.hpp"
 
 namespace lbsim::policy::testing {
+
+// The message of the ConfigError that building `spec` at JSON path `path` raises, or "no error".
+inline std::string spec_error(const std::string& spec, const Topology* topo = nullptr, const std::string& path = "/p") {
+  try {
+    make_policy(nlohmann::json::parse(spec), path, BuildContext{topo, nullptr});
+  } catch (const ConfigError& e) {
+    return e.what();
+  }
+  return "no error";
+}
 
 inline Replication simple(int rf) { return {StrategyKind::Simple, rf, {}, {}}; }
 inline Replication nts(std::vector<std::pair<std::string, int>> rf) {

@@ -12,6 +12,19 @@
 
 namespace lbsim::testref {
 
+// The scylla-rust-driver test ring (scylla/src/routing/locator/test.rs,
+// mock_metadata_for_token_aware_tests). From token 160 it reads F A C D G B E
+// (us/r2 eu/r1 eu/r1 us/r1 eu/r2 eu/r1 us/r1). Used by the ring and the Rust policy tests.
+inline Topology rust_ring() {
+  return Topology::build({{"A", "eu", "r1", {50, 250, 400}},
+                          {"B", "eu", "r1", {100, 600, 900}},
+                          {"C", "eu", "r1", {300, 650, 700}},
+                          {"D", "us", "r1", {350, 550}},
+                          {"E", "us", "r1", {150, 750}},
+                          {"F", "us", "r2", {200, 450}},
+                          {"G", "eu", "r2", {500, 800}}});
+}
+
 struct Ring {
   std::vector<std::pair<Token, NodeId>> entries;  // sorted
   explicit Ring(const Topology& t) {

@@ -23,17 +23,8 @@ std::vector<std::string> ids(const TokenRing& r, std::span<const NodeId> s) {
   return out;
 }
 using Ids = std::vector<std::string>;
+using testref::rust_ring;
 
-// scylla-rust-driver scylla/src/routing/locator/test.rs ring.
-Topology rust_ring() {
-  return Topology::build({{"A", "eu", "r1", {50, 250, 400}},
-                          {"B", "eu", "r1", {100, 600, 900}},
-                          {"C", "eu", "r1", {300, 650, 700}},
-                          {"D", "us", "r1", {350, 550}},
-                          {"E", "us", "r1", {150, 750}},
-                          {"F", "us", "r2", {200, 450}},
-                          {"G", "eu", "r2", {500, 800}}});
-}
 
 TEST(Ring, TokenBelongsToFirstRingTokenAtOrAfterItWrapping) {
   TokenRing r(Topology::build({{"a", "dc1", "r1", {-100, 200}}, {"b", "dc1", "r1", {0}}}), simple(1));
