@@ -35,6 +35,71 @@ TEST(EventQueue, PopsInTimeThenSchedulingOrder) {
   EXPECT_TRUE(q.empty());
 }
 
+// The calendar queue against the 4-ary heap as a reference, in a hold loop (pop one, schedule
+// one to three) whose density and delays change by phase, so that the slot width and the ring
+// size adapt several times while events are pending: ties (zero delays), short service-like
+// delays, long queue-like ones and far timeouts beyond any horizon.
+TEST(EventQueue, MatchesTheHeapWhileItsGeometryAdapts) {
+  EventQueue q;
+  EventHeap ref;
+  Rng rng(7);
+  std::uint64_t seq = 0;
+  auto push = [&](SimTime at, std::uint32_t type, std::uint32_t id) {
+    q.push(at, type, id);
+    ref.push({at, (seq++ << 28) | (std::uint64_t{type} << 24) | id});
+  };
+  for (std::uint32_t i = 0; i < 300; ++i) push(static_cast<SimTime>(rng.below(5000)), i % 16, i);
+  struct Phase {
+    double mean_ns;   // typical delay
+    int pending;      // target pending count
+    std::uint64_t pops;
+  };
+  const Phase phases[] = {{2000, 300, 40000}, {5, 2000, 40000}, {5e6, 20000, 60000}, {30, 50, 40000}, {1e8, 500, 30000}};
+  std::vector<unsigned> shifts;
+  std::size_t max_slots = 0;
+  SimTime now = 0;
+  for (const Phase& ph : phases) {
+    for (std::uint64_t k = 0; k < ph.pops; ++k) {
+      ASSERT_EQ(q.size(), ref.size());
+      const auto a = q.pop();
+      const auto b = ref.pop();
+      ASSERT_EQ(a.at, b.at);
+      ASSERT_EQ(a.key, b.key);
+      ASSERT_GE(a.at, now);
+      now = a.at;
+      const int size = static_cast<int>(q.size());
+      const int n = size < ph.pending ? 3 : (size > 2 * ph.pending ? 0 : 1);
+      for (int j = 0; j < n; ++j) {
+        const std::uint64_t r = rng.below(100);
+        SimTime d = 0;
+        if (r < 5) d = 0;                                   // a tie with the current event
+        else if (r < 7) d = 12'000'000'000;                 // a far timeout
+        else d = static_cast<SimTime>(rng.exponential(ph.mean_ns));
+        push(now + d, static_cast<std::uint32_t>(r % 16), static_cast<std::uint32_t>(rng.below(EventQueue::kMaxId)));
+      }
+    }
+    shifts.push_back(q.slot_shift());
+    max_slots = std::max(max_slots, q.slots());
+  }
+  while (!ref.empty()) {
+    const auto a = q.pop();
+    const auto b = ref.pop();
+    ASSERT_EQ(a.at, b.at);
+    ASSERT_EQ(a.key, b.key);
+  }
+  EXPECT_TRUE(q.empty());
+  // The geometry followed the phases: slots about as wide as the gap between events (phase 2:
+  // 5 ms / 20,000 = 250 ns, 2^8; phase 4: 100 ms / 500 = 200 us, 2^18), and a ring grown past its
+  // initial 4,096 slots to cover phase 2's 5 ms delays.
+  ASSERT_EQ(shifts.size(), 5u);
+  EXPECT_LE(shifts[1], 2u);
+  EXPECT_GE(shifts[2], 7u);
+  EXPECT_LE(shifts[2], 10u);
+  EXPECT_LT(shifts[3], shifts[2]);  // narrower again for the dense phase 3
+  EXPECT_GE(shifts[4], 17u);
+  EXPECT_GT(max_slots, 4096u);
+}
+
 TEST(EventQueue, RejectsPayloadIndexBeyond24Bits) {
   EventQueue q;
   EXPECT_THROW(q.push(0, 0, EventQueue::kMaxId + 1), std::length_error);

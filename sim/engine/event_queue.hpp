@@ -1,16 +1,29 @@
-// The pending event set: an implicit 4-ary min-heap of 16-byte keys ordered by (time, sequence).
-// Four children per node halve the depth of a binary heap, and the four children of a node share
-// one 64-byte cache line (the array is aligned so that they do); `pop` picks the least child with
-// comparisons the compiler turns into conditional moves. Hand-written: no Debian library offers a
-// d-ary heap over a flat array (Boost.Heap's d_ary_heap keeps a stable-ordering wrapper per
-// element and is measured slower here).
+// The pending event set, ordered by (time, sequence): events at the same time fire in the order
+// they were scheduled, so the order is total and reproducible.
 //
 // Contract: an event is (time, type, id) where `type` (< 16) selects the handler and `id`
-// (< 2^24) indexes the handler's payload slab; payloads live out of line, so the heap moves only
-// two words. The sequence number makes the order total and reproducible: events at the same time
-// fire in the order they were scheduled. No allocation once the heap has reached its high-water
-// mark; no std::function.
+// (< 2^24) indexes the handler's payload slab; payloads live out of line, so the set moves only
+// two words. Events are scheduled no earlier than the last one popped (simulated time never goes
+// back); the set still orders correctly an event scheduled earlier. No std::function; no
+// allocation once the high-water mark is reached.
+//
+// Two structures, both hand-written (no Debian library offers either over a flat array; Boost.Heap's
+// d_ary_heap keeps a stable-ordering wrapper per element and measured slower):
+// - EventHeap: an implicit 4-ary min-heap. Four children per node halve the depth of a binary
+//   heap and share one 64-byte cache line; `pop` picks the least child with conditional moves.
+// - EventQueue: a calendar queue (Brown, "Calendar queues: a fast O(1) priority queue
+//   implementation for the simulation event set problem", CACM 31(10), 1988) in the simulation's
+//   own shape: a ring of `n` time slots of width 2^shift ns covering [cur, cur + n) slots from the
+//   earliest pending event, each slot a short list sorted by (time, sequence), with a bitmap of
+//   the non-empty slots; events beyond that horizon wait in an EventHeap, compared with the
+//   ring's earliest at every pop. The slot width follows the measured mean gap between events
+//   (about two events per slot) and the horizon the measured scheduling delays (see adapt());
+//   a new geometry re-sorts everything pending (rarely: the check runs every 4,096 pops). The
+//   pop order is the heap's exactly; only the cost differs.
 #pragma once
+#include <algorithm>
+#include <array>
+#include <bit>
 #include <cstddef>
 #include <cstdint>
 #include <new>
@@ -22,27 +35,29 @@
 
 namespace lbsim {
 
-class EventQueue {
- public:
+struct Event {
   static constexpr std::uint32_t kIdBits = 24;
   static constexpr std::uint32_t kMaxId = (1u << kIdBits) - 1;
+  SimTime at;
+  std::uint64_t key;  // seq << 28 | type << 24 | id
+  std::uint32_t type() const { return static_cast<std::uint32_t>(key >> kIdBits) & 0xf; }
+  std::uint32_t id() const { return static_cast<std::uint32_t>(key) & kMaxId; }
+};
 
-  struct Event {
-    SimTime at;
-    std::uint64_t key;  // seq << 28 | type << 24 | id
-    std::uint32_t type() const { return static_cast<std::uint32_t>(key >> kIdBits) & 0xf; }
-    std::uint32_t id() const { return static_cast<std::uint32_t>(key) & kMaxId; }
-  };
+// (at, key) as one unsigned 128-bit number (times are never negative): one compare, no branch.
+inline bool event_less(const Event& a, const Event& b) {
+  return ((u128(static_cast<std::uint64_t>(a.at)) << 64) | a.key) < ((u128(static_cast<std::uint64_t>(b.at)) << 64) | b.key);
+}
 
-  void push(SimTime at, std::uint32_t type, std::uint32_t id) {
-    if (id > kMaxId) throw std::length_error("event payload index exceeds 2^24 (too many requests in flight)");
-    const Event e{at, (seq_++ << 28) | (std::uint64_t{type} << kIdBits) | id};
+class EventHeap {
+ public:
+  void push(const Event& e) {
     std::size_t i = heap_.size();
     heap_.push_back(e);
     Event* h = base();
     while (i > 0) {
       const std::size_t parent = (i - 1) / kArity;
-      if (!less(e, h[parent])) break;
+      if (!event_less(e, h[parent])) break;
       h[i] = h[parent];
       i = parent;
     }
@@ -66,14 +81,14 @@ class EventQueue {
         if (first >= n) break;
         std::size_t c = first;
         if (first + kArity <= n) {  // all four children: a branch-free tournament
-          const std::size_t a = less(h[first + 1], h[first]) ? first + 1 : first;
-          const std::size_t b = less(h[first + 3], h[first + 2]) ? first + 3 : first + 2;
-          c = less(h[b], h[a]) ? b : a;
+          const std::size_t a = event_less(h[first + 1], h[first]) ? first + 1 : first;
+          const std::size_t b = event_less(h[first + 3], h[first + 2]) ? first + 3 : first + 2;
+          c = event_less(h[b], h[a]) ? b : a;
         } else {
           for (std::size_t k = first + 1; k < n; ++k)
-            if (less(h[k], h[c])) c = k;
+            if (event_less(h[k], h[c])) c = k;
         }
-        if (!less(h[c], last)) break;
+        if (!event_less(h[c], last)) break;
         h[i] = h[c];
         i = c;
       }
@@ -82,15 +97,15 @@ class EventQueue {
     return out;
   }
 
-  std::uint64_t scheduled() const { return seq_; }
+  // Every pending event, in no particular order.
+  template <class F>
+  void for_each(F&& f) const {
+    for (std::size_t i = 0; i < heap_.size(); ++i) f(base()[i]);
+  }
+  void clear() { heap_.v.clear(); }
 
  private:
   static constexpr std::size_t kArity = 4;
-  // (at, key) as one unsigned 128-bit number (times are never negative): one compare, no branch.
-  static bool less(const Event& a, const Event& b) {
-    using U = u128;
-    return ((U(static_cast<std::uint64_t>(a.at)) << 64) | a.key) < ((U(static_cast<std::uint64_t>(b.at)) << 64) | b.key);
-  }
   // Element 0 sits at offset 48 of a 64-byte line, so children 4i+1..4i+4 fill one line.
   template <class T>
   struct Aligned64 {
@@ -116,7 +131,220 @@ class EventQueue {
   Event* base() { return heap_.v.data() + kPad; }
   const Event* base() const { return heap_.v.data() + kPad; }
   Storage heap_;
+};
+
+class EventQueue {
+ public:
+  using Event = lbsim::Event;
+  static constexpr std::uint32_t kIdBits = Event::kIdBits;
+  static constexpr std::uint32_t kMaxId = Event::kMaxId;
+
+  EventQueue() { reshape(kInitialShift, kInitialSlotsLog2); }
+
+  void push(SimTime at, std::uint32_t type, std::uint32_t id) {
+    if (id > kMaxId) throw std::length_error("event payload index exceeds 2^24 (too many requests in flight)");
+    if ((seq_ & 7) == 0) {  // one push in 8 samples the scheduling delays
+      ++placed_;
+      ++delays_[std::bit_width(static_cast<std::uint64_t>(at > last_ ? at - last_ : 0))];
+    }
+    place({at, (seq_++ << 28) | (std::uint64_t{type} << kIdBits) | id});
+    ++size_;
+  }
+
+  bool empty() const { return size_ == 0; }
+  std::size_t size() const { return size_; }
+
+  Event pop() {
+    --size_;
+    if (near_ > 0) {
+      const std::size_t slot = first_slot();
+      Slot& sl = slots_[slot];
+      const Node& node = pool_[sl.head];
+      if (far_.empty() || event_less(node.e, far_.top())) {
+        const Event out = node.e;
+        const std::uint32_t freed = sl.head;
+        sl.head = node.next;
+        pool_[freed].next = free_;
+        free_ = freed;
+        if (sl.head == kNil) bits_[slot >> 6] &= ~(std::uint64_t{1} << (slot & 63));
+        --near_;
+        cur_ += (slot - (cur_ & mask_)) & mask_;
+        advance(out.at);
+        return out;
+      }
+    }
+    const Event out = far_.pop();
+    const std::uint64_t b = bucket(out.at);
+    if (b > cur_) cur_ = b;
+    advance(out.at);
+    return out;
+  }
+
+  std::uint64_t scheduled() const { return seq_; }
+  // Geometry, for tests and benchmarks.
+  unsigned slot_shift() const { return shift_; }
+  std::size_t slots() const { return mask_ + 1; }
+
+ private:
+  static constexpr std::uint32_t kNil = 0xffffffffu;
+  static constexpr unsigned kInitialShift = 10;       // 1.024 us slots
+  static constexpr unsigned kInitialSlotsLog2 = 12;   // 4,096 slots
+  static constexpr unsigned kMaxSlotsLog2 = 16;
+  static constexpr std::uint64_t kAdaptEvery = 1u << 12;
+  static constexpr std::uint32_t kCrowded = 64;
+  struct Node {
+    Event e;
+    std::uint32_t next;
+  };
+  struct Slot {
+    std::uint32_t head = kNil, tail = kNil;  // sorted by (time, sequence); tail valid when head is
+  };
+
+  std::uint64_t bucket(SimTime at) const { return static_cast<std::uint64_t>(at) >> shift_; }
+
+  void advance(SimTime at) {
+    if ((++pops_ & 7) == 0) ++gaps_[std::bit_width(static_cast<std::uint64_t>(at > last_ ? at - last_ : 0))];
+    last_ = at;
+    if (pops_ == kAdaptEvery) adapt();
+  }
+
+  void place(const Event& e) {
+    const std::uint64_t b = bucket(e.at);
+    ++placed_since_;
+    if (b - cur_ > mask_) {  // beyond the horizon (or, against the contract, before `cur_`)
+      far_.push(e);
+      return;
+    }
+    std::uint32_t idx = free_;
+    if (idx != kNil) {
+      free_ = pool_[idx].next;
+    } else {
+      idx = static_cast<std::uint32_t>(pool_.size());
+      pool_.push_back({});
+    }
+    pool_[idx].e = e;
+    const std::size_t slot = b & mask_;
+    Slot& sl = slots_[slot];
+    if (sl.head == kNil) {
+      pool_[idx].next = kNil;
+      sl.head = sl.tail = idx;
+      bits_[slot >> 6] |= std::uint64_t{1} << (slot & 63);
+    } else if (!event_less(e, pool_[sl.tail].e)) {  // the usual case: after everything in the slot
+      pool_[idx].next = kNil;
+      pool_[sl.tail].next = idx;
+      sl.tail = idx;
+    } else {
+      std::uint32_t* link = &sl.head;
+      std::uint32_t walked = 0;
+      while (!event_less(e, pool_[*link].e)) {
+        link = &pool_[*link].next;
+        ++walked;
+      }
+      pool_[idx].next = *link;
+      *link = idx;
+      // A crowded slot: the width is far too large for the events pending (say, thousands
+      // scheduled before the first pop); re-shape from their spread, at most once per `size_`
+      // placements so that the cost stays O(1) per event.
+      if (walked > kCrowded && 2 * placed_since_ >= size_) {
+        ++near_;
+        respread();  // re-places everything pending, this event included
+        return;
+      }
+    }
+    ++near_;
+  }
+
+  // The first non-empty slot from cur_'s, cyclically (near_ > 0): the earliest bucket.
+  std::size_t first_slot() const {
+    const std::size_t p = cur_ & mask_;
+    std::size_t w = p >> 6;
+    std::uint64_t word = bits_[w] & (~std::uint64_t{0} << (p & 63));
+    const std::size_t wmask = bits_.size() - 1;
+    while (word == 0) {
+      w = (w + 1) & wmask;
+      word = bits_[w];
+    }
+    return (w << 6) + static_cast<std::size_t>(std::countr_zero(word));
+  }
+
+  // Every kAdaptEvery pops, the geometry that the last period asks for: slots as wide as the
+  // median gap between popped events rounded up to a power of 2 (one to two events per slot; the
+  // median ignores idle jumps), and a horizon (slots x width) beyond the delay that 15/16 of the
+  // scheduled events had; when 2^16 slots cannot reach that horizon, wider slots. A width within
+  // a factor of 2 of the current one, with a horizon that suffices, keeps the geometry. Gaps and
+  // delays are sampled one in 8.
+  void adapt() {
+    pops_ = 0;
+    unsigned shift = 0;
+    const std::uint64_t gaps = kAdaptEvery / 8;
+    for (std::uint64_t below = gaps_[0]; below * 2 < gaps && shift < 63;) below += gaps_[++shift];
+    gaps_.fill(0);
+    unsigned horizon = 0;  // log2 of the delay that 15/16 of the placements stayed below
+    for (std::uint64_t above = placed_ - delays_[0]; above * 16 > placed_ && horizon < 63;) above -= delays_[++horizon];
+    placed_ = 0;
+    delays_.fill(0);
+    if (horizon > shift + kMaxSlotsLog2) shift = horizon - kMaxSlotsLog2;
+    const unsigned cur_log2n = static_cast<unsigned>(std::countr_zero(mask_ + 1));  // never shrinks
+    const unsigned log2n = std::clamp(horizon > shift ? horizon - shift : 0u, cur_log2n, kMaxSlotsLog2);
+    const bool keep = shift + 1 >= shift_ && shift <= shift_ + 1 && shift_ + cur_log2n >= horizon;
+    if (!keep) reshape(shift, log2n);
+  }
+
+  // A geometry from the pending events themselves: about two per slot over the time spread of the
+  // earliest half of them.
+  void respread() {
+    std::vector<SimTime> at;
+    at.reserve(size_);
+    for_each_pending([&](const Event& e) { at.push_back(e.at); });
+    const std::size_t q = at.size() / 2;
+    std::nth_element(at.begin(), at.begin() + static_cast<std::ptrdiff_t>(q), at.end());
+    const SimTime lo = last_, hi = std::max(last_, at[q]);
+    const std::uint64_t width2 = 2 * static_cast<std::uint64_t>(hi - lo) / std::max<std::size_t>(q, 1);
+    const unsigned shift = width2 == 0 ? 0 : static_cast<unsigned>(std::bit_width(width2) - 1);
+    const unsigned span = static_cast<unsigned>(std::bit_width(static_cast<std::uint64_t>(hi - lo) >> shift));
+    const unsigned cur_log2n = static_cast<unsigned>(std::countr_zero(mask_ + 1));
+    reshape(shift, std::clamp(span, cur_log2n, kMaxSlotsLog2));
+  }
+
+  template <class F>
+  void for_each_pending(F&& f) const {
+    for (const Slot& sl : slots_)
+      for (std::uint32_t i = sl.head; i != kNil; i = pool_[i].next) f(pool_[i].e);
+    far_.for_each(f);
+  }
+
+  void reshape(unsigned shift, unsigned log2n) {
+    std::vector<Event> all;
+    all.reserve(size_);
+    for_each_pending([&](const Event& e) { all.push_back(e); });
+    far_.clear();
+    placed_since_ = 0;
+    shift_ = shift;
+    mask_ = (std::size_t{1} << log2n) - 1;
+    slots_.assign(mask_ + 1, Slot{});
+    bits_.assign(std::max<std::size_t>(1, (mask_ + 1) >> 6), 0);
+    pool_.clear();
+    free_ = kNil;
+    near_ = 0;
+    cur_ = bucket(last_);
+    for (const Event& e : all) place(e);
+    placed_since_ = 0;
+  }
+
+  std::vector<Slot> slots_;
+  std::vector<std::uint64_t> bits_;   // non-empty slots
+  std::vector<Node> pool_;
+  std::uint32_t free_ = kNil;
+  std::size_t mask_ = 0;
+  unsigned shift_ = 0;
+  std::uint64_t cur_ = 0;   // the bucket of the earliest event in the ring (slots count from it)
+  SimTime last_ = 0;        // the time of the last popped event
+  std::size_t near_ = 0, size_ = 0;
+  EventHeap far_;
   std::uint64_t seq_ = 0;
+  std::uint64_t pops_ = 0, placed_ = 0, placed_since_ = 0;
+  std::array<std::uint64_t, 65> delays_{};  // sampled placements by bit width of (at - last popped)
+  std::array<std::uint64_t, 65> gaps_{};  // sampled pops by bit width of the gap since the previous
 };
 
 }  // namespace lbsim

@@ -33,10 +33,25 @@ void BM_HoldEventQueue(benchmark::State& state) {
     const auto e = q.pop();
     q.push(e.at + inc[k++ & 0xffff], e.type(), e.id());
   }
-  benchmark::DoNotOptimize(q.top());
+  benchmark::DoNotOptimize(q.size());
   state.SetItemsProcessed(state.iterations());
 }
 BENCHMARK(BM_HoldEventQueue)->Arg(336)->Arg(16384);
+
+void BM_HoldEventHeap(benchmark::State& state) {
+  const auto inc = increments();
+  lbsim::EventHeap q;
+  std::uint64_t seq = 0;
+  for (std::int64_t i = 0; i < state.range(0); ++i) q.push({inc[static_cast<std::size_t>(i) & 0xffff], seq++ << 28});
+  std::size_t k = 0;
+  for (auto _ : state) {
+    const auto e = q.pop();
+    q.push({e.at + inc[k++ & 0xffff], seq++ << 28});
+  }
+  benchmark::DoNotOptimize(q.top());
+  state.SetItemsProcessed(state.iterations());
+}
+BENCHMARK(BM_HoldEventHeap)->Arg(336)->Arg(16384);
 
 void BM_HoldBinaryHeap(benchmark::State& state) {
   const auto inc = increments();
