@@ -64,6 +64,7 @@ std::size_t read_targets(const ClNeed& need, const Topology& topo, NodeId coordi
   std::size_t n = 0;
   const std::uint32_t dc = topo.node_dc[coordinator], rack = topo.node_rack[coordinator];
   for (int tier = 0; tier < 4; ++tier) {
+    if (!need.each && total >= need.total) break;  // enough targets: later tiers add none
     for (NodeId r : replicas) {
       if (!up(r) || n >= out.size()) continue;
       const std::uint32_t d = topo.node_dc[r];

@@ -147,7 +147,7 @@ class EventQueue {
       ++placed_;
       ++delays_[std::bit_width(static_cast<std::uint64_t>(at > last_ ? at - last_ : 0))];
     }
-    place({at, (seq_++ << 28) | (std::uint64_t{type} << kIdBits) | id});
+    place(at, (seq_++ << 28) | (std::uint64_t{type} << kIdBits) | id);
     ++size_;
   }
 
@@ -208,8 +208,11 @@ class EventQueue {
     if (pops_ == kAdaptEvery) adapt();
   }
 
-  void place(const Event& e) {
-    const std::uint64_t b = bucket(e.at);
+  // (at, key) travel in registers: an Event built on the stack and read back as one 16-byte load
+  // stalls on store forwarding (measured: a third of this function's time).
+  void place(SimTime at, std::uint64_t key) {
+    const Event e{at, key};
+    const std::uint64_t b = bucket(at);
     ++placed_since_;
     if (b - cur_ > mask_) {  // beyond the horizon (or, against the contract, before `cur_`)
       far_.push(e);
@@ -222,7 +225,8 @@ class EventQueue {
       idx = static_cast<std::uint32_t>(pool_.size());
       pool_.push_back({});
     }
-    pool_[idx].e = e;
+    pool_[idx].e.at = at;
+    pool_[idx].e.key = key;
     const std::size_t slot = b & mask_;
     Slot& sl = slots_[slot];
     if (sl.head == kNil) {
@@ -327,7 +331,7 @@ class EventQueue {
     free_ = kNil;
     near_ = 0;
     cur_ = bucket(last_);
-    for (const Event& e : all) place(e);
+    for (const Event& e : all) place(e.at, e.key);
     placed_since_ = 0;
   }
 

@@ -78,7 +78,7 @@ void Simulation::Impl::on_coord_done(std::uint32_t cr) {
   // With vnode topology changes the ring may have changed since the driver planned: the range is
   // the coordinator's.
   if (vnode_changes_) c.range = static_cast<std::uint32_t>(sring_->range_index(c.token));
-  std::array<NodeId, 64> rbuf{};
+  std::array<NodeId, 64> rbuf;  // written before read; not zeroed (a 256-byte store per request)
   std::uint32_t pending = 0;
   const auto replicas = server_replicas(c.range, c.token, c.kind == OpKind::Read, rbuf, pending);
   const std::uint32_t local = topo_.node_dc[node];
@@ -100,7 +100,7 @@ void Simulation::Impl::on_coord_done(std::uint32_t cr) {
     send_phase(cr);
   } else {
     // Targets: writes go to every live replica; reads to as many as the CL needs, closest first.
-    std::array<NodeId, 64> targets{};
+    std::array<NodeId, 64> targets;  // written before read
     std::size_t nt = 0;
     if (c.kind == OpKind::Write) {
       for (NodeId r : replicas)
@@ -145,7 +145,7 @@ void Simulation::Impl::send_phase(std::uint32_t cr) {
   c.got = 0;
   // The ring may have switched since the previous Paxos round (vnode topology changes).
   if (vnode_changes_) c.range = static_cast<std::uint32_t>(sring_->range_index(c.token));
-  std::array<NodeId, 64> rbuf{};
+  std::array<NodeId, 64> rbuf;  // written before read; not zeroed (a 256-byte store per request)
   std::uint32_t pending = 0;
   const auto replicas = server_replicas(c.range, c.token, c.phase == 1, rbuf, pending);
   const bool local_only = c.cl == ConsistencyLevel::LocalSerial;
@@ -153,7 +153,7 @@ void Simulation::Impl::send_phase(std::uint32_t cr) {
   // Each round counts its own pending replicas (the ring or a tablet may have moved on).
   c.need = cl_need(c.cl, local, rf_);
   if (c.phase != 1) add_pending_to_need(c, replicas, pending);
-  std::array<NodeId, 64> targets{};
+  std::array<NodeId, 64> targets;  // written before read
   std::size_t nt = 0;
   for (NodeId r : replicas)
     if (server_up_[r] != 0 && (!local_only || topo_.node_dc[r] == local) && nt < targets.size()) targets[nt++] = r;
