@@ -274,8 +274,7 @@ class EventQueue {
   // Every kAdaptEvery pops, the geometry that the last period asks for: slots as wide as the
   // median gap between popped events rounded up to a power of 2 (one to two events per slot; the
   // median ignores idle jumps), and a horizon (slots x width) beyond the delay that 15/16 of the
-  // scheduled events had; when 2^16 slots cannot reach that horizon, wider slots. A width within
-  // a factor of 2 of the current one, with a horizon that suffices, keeps the geometry. Gaps and
+  // scheduled events had; when 2^16 slots cannot reach that horizon, wider slots. Gaps and
   // delays are sampled one in 8.
   void adapt() {
     pops_ = 0;
@@ -290,7 +289,10 @@ class EventQueue {
     if (horizon > shift + kMaxSlotsLog2) shift = horizon - kMaxSlotsLog2;
     const unsigned cur_log2n = static_cast<unsigned>(std::countr_zero(mask_ + 1));  // never shrinks
     const unsigned log2n = std::clamp(horizon > shift ? horizon - shift : 0u, cur_log2n, kMaxSlotsLog2);
-    const bool keep = shift + 1 >= shift_ && shift <= shift_ + 1 && shift_ + cur_log2n >= horizon;
+    // Hysteresis: the current slots may be up to 4x wider or 2x narrower than asked for, as long
+    // as the horizon suffices (delay estimates near 2^(shift + 16) would otherwise flip the width
+    // back and forth, each time re-sorting everything pending).
+    const bool keep = shift_ <= shift + 2 && shift <= shift_ + 1 && shift_ + cur_log2n >= horizon;
     if (!keep) reshape(shift, log2n);
   }
 
