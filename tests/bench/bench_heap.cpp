@@ -2,7 +2,8 @@
 // increment, with a constant number of pending events (the argument: 336 is the default
 // scenario's typical pending count, 16,384 the 10,000-thread one). Issue 14 compares the engine's
 // cost per event (BM_RunDefaultScenario: ns_per_op / events per op) with this bare loop, for
-// lbsim's 4-ary EventQueue and for std::priority_queue (a binary heap).
+// lbsim's EventQueue (the calendar queue the engine uses), its 4-ary EventHeap (the previous
+// event set, now the calendar's overflow) and std::priority_queue (a binary heap).
 //   ./build/lbsim_bench --benchmark_filter=Hold
 #include <benchmark/benchmark.h>
 
