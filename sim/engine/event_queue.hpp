@@ -249,7 +249,7 @@ class EventQueue {
       // A crowded slot: the width is far too large for the events pending (say, thousands
       // scheduled before the first pop); re-shape from their spread, at most once per `size_`
       // placements so that the cost stays O(1) per event.
-      if (walked > kCrowded && 2 * placed_since_ >= size_) {
+      if (walked > kCrowded && 2 * placed_since_ >= size_ && !reshaping_) {
         ++near_;
         respread();  // re-places everything pending, this event included
         return;
@@ -322,6 +322,7 @@ class EventQueue {
   void reshape(unsigned shift, unsigned log2n) {
     std::vector<Event> all;
     all.reserve(size_);
+    reshaping_ = true;  // re-placing never re-shapes
     for_each_pending([&](const Event& e) { all.push_back(e); });
     far_.clear();
     placed_since_ = 0;
@@ -335,6 +336,7 @@ class EventQueue {
     cur_ = bucket(last_);
     for (const Event& e : all) place(e.at, e.key);
     placed_since_ = 0;
+    reshaping_ = false;
   }
 
   std::vector<Slot> slots_;
@@ -349,6 +351,7 @@ class EventQueue {
   EventHeap far_;
   std::uint64_t seq_ = 0;
   std::uint64_t pops_ = 0, placed_ = 0, placed_since_ = 0;
+  bool reshaping_ = false;
   std::array<std::uint64_t, 65> delays_{};  // sampled placements by bit width of (at - last popped)
   std::array<std::uint64_t, 65> gaps_{};  // sampled pops by bit width of the gap since the previous
 };
