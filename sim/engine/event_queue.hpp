@@ -26,6 +26,7 @@
 #include <bit>
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <new>
 #include <stdexcept>
 #include <vector>
@@ -102,7 +103,6 @@ class EventHeap {
   void for_each(F&& f) const {
     for (std::size_t i = 0; i < heap_.size(); ++i) f(base()[i]);
   }
-  void clear() { heap_.v.clear(); }
 
  private:
   static constexpr std::size_t kArity = 4;
@@ -159,13 +159,12 @@ class EventQueue {
     if (near_ > 0) {
       const std::size_t slot = first_slot();
       Slot& sl = slots_[slot];
-      const Node& node = pool_[sl.head];
-      if (far_.empty() || event_less(node.e, far_.top())) {
-        const Event out = node.e;
+      const Node& n = node(sl.head);
+      if (far_.empty() || event_less(n.e, far_.top())) {
+        const Event out = n.e;
         const std::uint32_t freed = sl.head;
-        sl.head = node.next;
-        pool_[freed].next = free_;
-        free_ = freed;
+        sl.head = n.next;
+        release(freed);
         if (sl.head == kNil) bits_[slot >> 6] &= ~(std::uint64_t{1} << (slot & 63));
         --near_;
         cur_ += (slot - (cur_ & mask_)) & mask_;
@@ -192,6 +191,8 @@ class EventQueue {
   static constexpr unsigned kMaxSlotsLog2 = 16;
   static constexpr std::uint64_t kAdaptEvery = 1u << 12;
   static constexpr std::uint32_t kCrowded = 64;
+  static constexpr unsigned kChunkBits = 12;
+  static constexpr std::uint32_t kChunkMask = (1u << kChunkBits) - 1;
   struct Node {
     Event e;
     std::uint32_t next;
@@ -211,51 +212,67 @@ class EventQueue {
   // (at, key) travel in registers: an Event built on the stack and read back as one 16-byte load
   // stalls on store forwarding (measured: a third of this function's time).
   void place(SimTime at, std::uint64_t key) {
-    const Event e{at, key};
-    const std::uint64_t b = bucket(at);
     ++placed_since_;
-    if (b - cur_ > mask_) {  // beyond the horizon (or, against the contract, before `cur_`)
-      far_.push(e);
+    if (bucket(at) - cur_ > mask_) {  // beyond the horizon (or, against the contract, before `cur_`)
+      far_.push({at, key});
       return;
     }
-    std::uint32_t idx = free_;
-    if (idx != kNil) {
-      free_ = pool_[idx].next;
-    } else {
-      idx = static_cast<std::uint32_t>(pool_.size());
-      pool_.push_back({});
-    }
-    pool_[idx].e.at = at;
-    pool_[idx].e.key = key;
-    const std::size_t slot = b & mask_;
+    const std::uint32_t idx = alloc();
+    node(idx).e.at = at;
+    node(idx).e.key = key;
+    insert(idx);
+  }
+
+  // Links node idx (its event within the horizon) into its slot's sorted list.
+  void insert(std::uint32_t idx) {
+    Node& nd = node(idx);
+    const std::size_t slot = bucket(nd.e.at) & mask_;
     Slot& sl = slots_[slot];
     if (sl.head == kNil) {
-      pool_[idx].next = kNil;
+      nd.next = kNil;
       sl.head = sl.tail = idx;
       bits_[slot >> 6] |= std::uint64_t{1} << (slot & 63);
-    } else if (!event_less(e, pool_[sl.tail].e)) {  // the usual case: after everything in the slot
-      pool_[idx].next = kNil;
-      pool_[sl.tail].next = idx;
+    } else if (!event_less(nd.e, node(sl.tail).e)) {  // the usual case: after everything in the slot
+      nd.next = kNil;
+      node(sl.tail).next = idx;
       sl.tail = idx;
     } else {
       std::uint32_t* link = &sl.head;
       std::uint32_t walked = 0;
-      while (!event_less(e, pool_[*link].e)) {
-        link = &pool_[*link].next;
+      while (!event_less(nd.e, node(*link).e)) {
+        link = &node(*link).next;
         ++walked;
       }
-      pool_[idx].next = *link;
+      nd.next = *link;
       *link = idx;
       // A crowded slot: the width is far too large for the events pending (say, thousands
       // scheduled before the first pop); re-shape from their spread, at most once per `size_`
       // placements so that the cost stays O(1) per event.
       if (walked > kCrowded && 2 * placed_since_ >= size_ && !reshaping_) {
         ++near_;
-        respread();  // re-places everything pending, this event included
+        respread();  // re-links everything pending, this event included
         return;
       }
     }
     ++near_;
+  }
+
+  // The node pool: chunks of 4,096 that never move, so growing it neither copies nodes nor holds
+  // two copies at once (a vector's doubling would, at the peak of memory use).
+  Node& node(std::uint32_t i) { return chunks_[i >> kChunkBits][i & kChunkMask]; }
+  const Node& node(std::uint32_t i) const { return chunks_[i >> kChunkBits][i & kChunkMask]; }
+  std::uint32_t alloc() {
+    if (free_ != kNil) {
+      const std::uint32_t i = free_;
+      free_ = node(i).next;
+      return i;
+    }
+    if ((nodes_ >> kChunkBits) == chunks_.size()) chunks_.emplace_back(new Node[std::size_t{1} << kChunkBits]);
+    return nodes_++;
+  }
+  void release(std::uint32_t i) {
+    node(i).next = free_;
+    free_ = i;
   }
 
   // The first non-empty slot from cur_'s, cyclically (near_ > 0): the earliest bucket.
@@ -286,8 +303,12 @@ class EventQueue {
     for (std::uint64_t above = placed_ - delays_[0]; above * 16 > placed_ && horizon < 63;) above -= delays_[++horizon];
     placed_ = 0;
     delays_.fill(0);
-    if (horizon > shift + kMaxSlotsLog2) shift = horizon - kMaxSlotsLog2;
     const unsigned cur_log2n = static_cast<unsigned>(std::countr_zero(mask_ + 1));  // never shrinks
+    // Nor does the horizon: a shorter one would move every event beyond it into the heap (at
+    // 500,000 pending, late in an overload run, that held the ring's nodes and a heap of most of
+    // them at once: +39 bytes per operation in flight). Only a crowded slot (respread) narrows it.
+    horizon = std::max(horizon, shift_ + cur_log2n);
+    if (horizon > shift + kMaxSlotsLog2) shift = horizon - kMaxSlotsLog2;
     const unsigned log2n = std::clamp(horizon > shift ? horizon - shift : 0u, cur_log2n, kMaxSlotsLog2);
     // Hysteresis: the current slots may be up to 4x wider or 2x narrower than asked for, as long
     // as the horizon suffices (delay estimates near 2^(shift + 16) would otherwise flip the width
@@ -296,18 +317,18 @@ class EventQueue {
     if (!keep) reshape(shift, log2n);
   }
 
-  // A geometry from the pending events themselves: about two per slot over the time spread of the
-  // earliest half of them.
+  // A geometry from the pending events themselves: about two slots per event over the median
+  // distance of pending events from now (its power of 2, from a histogram: no allocation).
   void respread() {
-    std::vector<SimTime> at;
-    at.reserve(size_);
-    for_each_pending([&](const Event& e) { at.push_back(e.at); });
-    const std::size_t q = at.size() / 2;
-    std::nth_element(at.begin(), at.begin() + static_cast<std::ptrdiff_t>(q), at.end());
-    const SimTime lo = last_, hi = std::max(last_, at[q]);
-    const std::uint64_t width2 = 2 * static_cast<std::uint64_t>(hi - lo) / std::max<std::size_t>(q, 1);
+    std::array<std::uint64_t, 65> d{};
+    for_each_pending([&](const Event& e) { ++d[std::bit_width(static_cast<std::uint64_t>(e.at > last_ ? e.at - last_ : 0))]; });
+    unsigned k = 0;
+    for (std::uint64_t below = d[0]; 2 * below < size_ && k < 63;) below += d[++k];
+    const std::uint64_t half = std::max<std::uint64_t>(size_ / 2, 1);
+    const std::uint64_t spread = std::uint64_t{1} << k;  // the median distance is below it
+    const std::uint64_t width2 = 2 * spread / half;
     const unsigned shift = width2 == 0 ? 0 : static_cast<unsigned>(std::bit_width(width2) - 1);
-    const unsigned span = static_cast<unsigned>(std::bit_width(static_cast<std::uint64_t>(hi - lo) >> shift));
+    const unsigned span = static_cast<unsigned>(std::bit_width(spread >> shift)) + 1;
     const unsigned cur_log2n = static_cast<unsigned>(std::countr_zero(mask_ + 1));
     reshape(shift, std::clamp(span, cur_log2n, kMaxSlotsLog2));
   }
@@ -315,33 +336,45 @@ class EventQueue {
   template <class F>
   void for_each_pending(F&& f) const {
     for (const Slot& sl : slots_)
-      for (std::uint32_t i = sl.head; i != kNil; i = pool_[i].next) f(pool_[i].e);
+      for (std::uint32_t i = sl.head; i != kNil; i = node(i).next) f(node(i).e);
     far_.for_each(f);
   }
 
+  // A new geometry: the ring's nodes are re-linked into the new slots where they are (no copy);
+  // those now beyond the horizon move to the heap. Events already in the heap stay there (pop
+  // compares both), so nothing pending is copied but those few.
   void reshape(unsigned shift, unsigned log2n) {
-    std::vector<Event> all;
-    all.reserve(size_);
-    reshaping_ = true;  // re-placing never re-shapes
-    for_each_pending([&](const Event& e) { all.push_back(e); });
-    far_.clear();
-    placed_since_ = 0;
+    reshaping_ = true;  // re-linking never re-shapes
+    std::uint32_t chain = kNil;  // every ring node, through `next`
+    for (const Slot& sl : slots_) {
+      if (sl.head == kNil) continue;
+      node(sl.tail).next = chain;
+      chain = sl.head;
+    }
     shift_ = shift;
     mask_ = (std::size_t{1} << log2n) - 1;
     slots_.assign(mask_ + 1, Slot{});
     bits_.assign(std::max<std::size_t>(1, (mask_ + 1) >> 6), 0);
-    pool_.clear();
-    free_ = kNil;
     near_ = 0;
     cur_ = bucket(last_);
-    for (const Event& e : all) place(e.at, e.key);
+    while (chain != kNil) {
+      const std::uint32_t i = chain;
+      chain = node(i).next;
+      if (bucket(node(i).e.at) - cur_ > mask_) {
+        far_.push(node(i).e);
+        release(i);
+      } else {
+        insert(i);
+      }
+    }
     placed_since_ = 0;
     reshaping_ = false;
   }
 
   std::vector<Slot> slots_;
   std::vector<std::uint64_t> bits_;   // non-empty slots
-  std::vector<Node> pool_;
+  std::vector<std::unique_ptr<Node[]>> chunks_;
+  std::uint32_t nodes_ = 0;  // nodes ever handed out (the pool's high-water mark)
   std::uint32_t free_ = kNil;
   std::size_t mask_ = 0;
   unsigned shift_ = 0;
