@@ -14,8 +14,9 @@
 // - EventQueue: a calendar queue (Brown, "Calendar queues: a fast O(1) priority queue
 //   implementation for the simulation event set problem", CACM 31(10), 1988) in the simulation's
 //   own shape: a ring of `n` time slots of width 2^shift ns covering [cur, cur + n) slots from the
-//   earliest pending event, each slot a short list sorted by (time, sequence), with a bitmap of
-//   the non-empty slots; events beyond that horizon wait in an EventHeap, compared with the
+//   earliest pending event, each slot a short list sorted by (time, sequence) of 16-byte nodes
+//   (the time's bits below the slot width, the key, the link), with a bitmap of the non-empty
+//   slots; events beyond that horizon wait in an EventHeap, compared with the
 //   ring's earliest at every pop. The slot width follows the measured mean gap between events
 //   (about two events per slot) and the horizon the measured scheduling delays (see adapt());
 //   a new geometry re-sorts everything pending (rarely: the check runs every 4,096 pops). The
@@ -160,8 +161,8 @@ class EventQueue {
       const std::size_t slot = first_slot();
       Slot& sl = slots_[slot];
       const Node& n = node(sl.head);
-      if (far_.empty() || event_less(n.e, far_.top())) {
-        const Event out = n.e;
+      const Event out{time_in(slot, n), n.key};
+      if (far_.empty() || event_less(out, far_.top())) {
         const std::uint32_t freed = sl.head;
         sl.head = n.next;
         release(freed);
@@ -193,15 +194,30 @@ class EventQueue {
   static constexpr std::uint32_t kCrowded = 64;
   static constexpr unsigned kChunkBits = 12;
   static constexpr std::uint32_t kChunkMask = (1u << kChunkBits) - 1;
+  // 16 bytes: the time's bits below the slot width; the slot's own bucket gives the rest.
   struct Node {
-    Event e;
+    std::uint32_t low;
     std::uint32_t next;
+    std::uint64_t key;
   };
+  static constexpr unsigned kMaxShift = 32;  // so that `low` holds a slot's offsets
   struct Slot {
     std::uint32_t head = kNil, tail = kNil;  // sorted by (time, sequence); tail valid when head is
   };
 
   std::uint64_t bucket(SimTime at) const { return static_cast<std::uint64_t>(at) >> shift_; }
+  std::uint32_t low_bits(SimTime at) const {
+    return static_cast<std::uint32_t>(static_cast<std::uint64_t>(at) & ((std::uint64_t{1} << shift_) - 1));
+  }
+  // The absolute bucket of a ring slot, and the time of a node in it.
+  std::uint64_t bucket_of_slot(std::size_t slot) const { return cur_ + ((slot - (cur_ & mask_)) & mask_); }
+  SimTime time_in(std::size_t slot, const Node& n) const {
+    return static_cast<SimTime>((bucket_of_slot(slot) << shift_) | n.low);
+  }
+  // Order within one slot (one bucket): the low time bits, then the key.
+  static bool node_less(const Node& a, const Node& b) {
+    return ((u128(a.low) << 64) | a.key) < ((u128(b.low) << 64) | b.key);
+  }
 
   void advance(SimTime at) {
     if ((++pops_ & 7) == 0) ++gaps_[std::bit_width(static_cast<std::uint64_t>(at > last_ ? at - last_ : 0))];
@@ -218,28 +234,28 @@ class EventQueue {
       return;
     }
     const std::uint32_t idx = alloc();
-    node(idx).e.at = at;
-    node(idx).e.key = key;
-    insert(idx);
+    node(idx).low = low_bits(at);
+    node(idx).key = key;
+    insert(idx, bucket(at) & mask_);
   }
 
-  // Links node idx (its event within the horizon) into its slot's sorted list.
-  void insert(std::uint32_t idx) {
+  // Links node idx (its event within the horizon, `low` set for the current width) into its
+  // slot's sorted list.
+  void insert(std::uint32_t idx, std::size_t slot) {
     Node& nd = node(idx);
-    const std::size_t slot = bucket(nd.e.at) & mask_;
     Slot& sl = slots_[slot];
     if (sl.head == kNil) {
       nd.next = kNil;
       sl.head = sl.tail = idx;
       bits_[slot >> 6] |= std::uint64_t{1} << (slot & 63);
-    } else if (!event_less(nd.e, node(sl.tail).e)) {  // the usual case: after everything in the slot
+    } else if (!node_less(nd, node(sl.tail))) {  // the usual case: after everything in the slot
       nd.next = kNil;
       node(sl.tail).next = idx;
       sl.tail = idx;
     } else {
       std::uint32_t* link = &sl.head;
       std::uint32_t walked = 0;
-      while (!event_less(nd.e, node(*link).e)) {
+      while (!node_less(nd, node(*link))) {
         link = &node(*link).next;
         ++walked;
       }
@@ -307,7 +323,8 @@ class EventQueue {
     // Nor does the horizon: a shorter one would move every event beyond it into the heap (at
     // 500,000 pending, late in an overload run, that held the ring's nodes and a heap of most of
     // them at once: +39 bytes per operation in flight). Only a crowded slot (respread) narrows it.
-    horizon = std::max(horizon, shift_ + cur_log2n);
+    horizon = std::min(std::max(horizon, shift_ + cur_log2n), kMaxShift + kMaxSlotsLog2);
+    shift = std::min(shift, kMaxShift);
     if (horizon > shift + kMaxSlotsLog2) shift = horizon - kMaxSlotsLog2;
     const unsigned log2n = std::clamp(horizon > shift ? horizon - shift : 0u, cur_log2n, kMaxSlotsLog2);
     // Hysteresis: the current slots may be up to 4x wider or 2x narrower than asked for, as long
@@ -327,7 +344,7 @@ class EventQueue {
     const std::uint64_t half = std::max<std::uint64_t>(size_ / 2, 1);
     const std::uint64_t spread = std::uint64_t{1} << k;  // the median distance is below it
     const std::uint64_t width2 = 2 * spread / half;
-    const unsigned shift = width2 == 0 ? 0 : static_cast<unsigned>(std::bit_width(width2) - 1);
+    const unsigned shift = width2 == 0 ? 0 : std::min(kMaxShift, static_cast<unsigned>(std::bit_width(width2) - 1));
     const unsigned span = static_cast<unsigned>(std::bit_width(spread >> shift)) + 1;
     const unsigned cur_log2n = static_cast<unsigned>(std::countr_zero(mask_ + 1));
     reshape(shift, std::clamp(span, cur_log2n, kMaxSlotsLog2));
@@ -335,8 +352,8 @@ class EventQueue {
 
   template <class F>
   void for_each_pending(F&& f) const {
-    for (const Slot& sl : slots_)
-      for (std::uint32_t i = sl.head; i != kNil; i = node(i).next) f(node(i).e);
+    for (std::size_t s = 0; s < slots_.size(); ++s)
+      for (std::uint32_t i = slots_[s].head; i != kNil; i = node(i).next) f(Event{time_in(s, node(i)), node(i).key});
     far_.for_each(f);
   }
 
@@ -345,26 +362,30 @@ class EventQueue {
   // compares both), so nothing pending is copied but those few.
   void reshape(unsigned shift, unsigned log2n) {
     reshaping_ = true;  // re-linking never re-shapes
-    std::uint32_t chain = kNil;  // every ring node, through `next`
-    for (const Slot& sl : slots_) {
-      if (sl.head == kNil) continue;
-      node(sl.tail).next = chain;
-      chain = sl.head;
-    }
-    shift_ = shift;
+    const std::vector<Slot> old = std::move(slots_);
+    const unsigned old_shift = shift_;
+    const std::size_t old_mask = mask_;
+    const std::uint64_t old_cur = cur_;
+    shift_ = std::min(shift, kMaxShift);
     mask_ = (std::size_t{1} << log2n) - 1;
     slots_.assign(mask_ + 1, Slot{});
     bits_.assign(std::max<std::size_t>(1, (mask_ + 1) >> 6), 0);
     near_ = 0;
     cur_ = bucket(last_);
-    while (chain != kNil) {
-      const std::uint32_t i = chain;
-      chain = node(i).next;
-      if (bucket(node(i).e.at) - cur_ > mask_) {
-        far_.push(node(i).e);
-        release(i);
-      } else {
-        insert(i);
+    for (std::size_t s = 0; s < old.size(); ++s) {
+      const std::uint64_t b = old_cur + ((s - (old_cur & old_mask)) & old_mask);
+      for (std::uint32_t i = old[s].head; i != kNil;) {
+        Node& n = node(i);
+        const std::uint32_t next = n.next;
+        const SimTime at = static_cast<SimTime>((b << old_shift) | n.low);
+        if (bucket(at) - cur_ > mask_) {
+          far_.push({at, n.key});
+          release(i);
+        } else {
+          n.low = low_bits(at);
+          insert(i, bucket(at) & mask_);
+        }
+        i = next;
       }
     }
     placed_since_ = 0;
