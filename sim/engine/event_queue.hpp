@@ -16,11 +16,11 @@
 //   own shape: a ring of `n` time slots of width 2^shift ns covering [cur, cur + n) slots from the
 //   earliest pending event, each slot a short list sorted by (time, sequence) of 16-byte nodes
 //   (the time's bits below the slot width, the key, the link), with a bitmap of the non-empty
-//   slots; events beyond that horizon wait in an EventHeap, compared with the
-//   ring's earliest at every pop. The slot width follows the measured mean gap between events
-//   (about two events per slot) and the horizon the measured scheduling delays (see adapt());
-//   a new geometry re-sorts everything pending (rarely: the check runs every 4,096 pops). The
-//   pop order is the heap's exactly; only the cost differs.
+//   slots; events beyond that horizon wait in an EventHeap, compared with the ring's earliest at
+//   every pop. The slot width follows the median gap between popped events and the horizon the
+//   scheduling delays (adapt(), every 4,096 pops); a crowded slot re-shapes from the pending
+//   events' spread (respread()). A new geometry re-links the ring's nodes in place. The pop order
+//   is the heap's exactly; only the cost differs.
 #pragma once
 #include <algorithm>
 #include <array>
