@@ -180,7 +180,6 @@ class EventQueue {
     return out;
   }
 
-  std::uint64_t scheduled() const { return seq_; }
   // Geometry, for tests and benchmarks.
   unsigned slot_shift() const { return shift_; }
   std::size_t slots() const { return mask_ + 1; }
