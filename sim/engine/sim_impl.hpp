@@ -33,6 +33,7 @@ struct Simulation::Impl {
     kDecoded, kHopDone, kChange, kMigration, kChangeDone
   };
   static constexpr std::uint32_t kNoConn = 0xffffffffu;
+  static constexpr std::uint32_t kNoAnswer = 0xffffffffu;
   enum TimerId : std::uint32_t { kClientTimeout, kReadTimeout, kWriteTimeout, kSpeculative, kCasTimeout, kTimers };
   static constexpr std::uint32_t kNoThread = 0xffffffffu;
   static constexpr std::uint32_t kOpenLoop = 0xfffffeu;  // kOpStart id of the arrival process
@@ -84,10 +85,13 @@ struct Simulation::Impl {
     std::uint32_t range = 0;
     std::uint32_t shard = 0;
     std::uint32_t rows = 1;
-    std::uint32_t got = 0;  // responses counted toward the CL
+    // The three earliest answer times scheduled so far that will count toward the CL, as ns after
+    // the replicas were sent to (kNoAnswer: none); see answer_needed().
+    std::array<std::uint32_t, 3> answers{kNoAnswer, kNoAnswer, kNoAnswer};
     ClNeed need;  // what the consistency level asks for (sim/cluster/coordination.hpp)
     OpKind kind = OpKind::Read;
     ConsistencyLevel cl = ConsistencyLevel::LocalOne;
+    std::uint8_t got = 0;          // responses counted toward the CL (at most 64 targets)
     std::uint8_t pending = 0;      // events carrying this slot
     std::uint8_t outstanding = 0;  // replica jobs not yet accounted
     bool done = false;      // answered or abandoned
@@ -194,6 +198,11 @@ struct Simulation::Impl {
   void send_to_replicas(std::uint32_t cr, std::span<const NodeId> targets);
   void send_phase(std::uint32_t cr);  // LWT: one Paxos round to the serial DC set
   void drop_job(std::uint32_t job);
+  // False when replica `r`'s answer, arriving at `at`, cannot change anything: earlier answers
+  // already scheduled will have met the CL (or the request ended) by then. True answers are
+  // recorded. Only without faults and topology changes (answers_fixed_), where a scheduled answer
+  // always arrives on time and counts.
+  bool answer_needed(CoordReq& c, NodeId r, SimTime at);
   void add_pending_to_need(CoordReq& c, std::span<const NodeId> replicas, std::uint32_t pending);
   // The connection (and shard) for an attempt to `host`, or false when the chosen connection is
   // full and the driver gives up on the host (BusyPoolException).
@@ -248,6 +257,9 @@ struct Simulation::Impl {
   };
   std::priority_queue<PendingSend, std::vector<PendingSend>, std::greater<PendingSend>> pending_sends_;
   bool exact_in_flight_ = false;  // the policy reads in-flight counts (Policy::reads_in_flight)
+  // No faults and no topology changes: every replica answer scheduled arrives when scheduled and
+  // counts (nothing can lose, delay or invalidate it), so useless ones need no event.
+  bool answers_fixed_ = false;
 
   // Connections and cross-shard hops (issue 10).
   std::uint32_t shards_ = 1;            // servers per node when per_shard, else 1

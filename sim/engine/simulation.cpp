@@ -71,6 +71,7 @@ Simulation::Impl::Impl(const Scenario& sc, const PolicyEntry& entry, std::unique
     detections_.push_back({faults_[i].at + sc.faults.server_detection, faults_[i].node, up, false});
   }
   for (std::uint32_t i = 0; i < detections_.size(); ++i) q_.push(detections_[i].at, kDetect, i);
+  answers_fixed_ = sc.faults.events.empty() && !sc.changes.any();
 
   result_.scenario = sc.name;
   result_.scenario_hash = sc.hash;
