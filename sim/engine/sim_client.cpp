@@ -56,6 +56,7 @@ bool Simulation::Impl::send_attempt(std::uint32_t id, bool first) {
   at.conn = conn;
   at.sent = sent;
   at.alive = true;
+  set_tag(attempt_live_, a, at.gen);
   ++op.alive;
   ++op.executions;
   // The driver's in-flight count starts when the request is written to the connection, after the
@@ -68,6 +69,7 @@ bool Simulation::Impl::send_attempt(std::uint32_t id, bool first) {
 
   const std::uint32_t cr = crs_.alloc();
   CoordReq& c = crs_[cr];
+  set_tag(cr_live_, cr, c.gen);
   c.attempt = a;
   c.attempt_gen = at.gen;
   c.node = host;
@@ -77,7 +79,7 @@ bool Simulation::Impl::send_attempt(std::uint32_t id, bool first) {
   c.routed = op.routed;
   c.kind = op.kind;
   c.cl = op.cl;
-  c.shard = shard;
+  c.shard = static_cast<std::uint16_t>(shard);
   c.pending = 1;
   q_.push(sent + net_client(host), kAttemptArrive, cr);
 
@@ -150,9 +152,9 @@ void Simulation::Impl::drain_sends() {
 
 bool Simulation::Impl::timer_live(std::uint32_t which, const DeadlineFifo::Entry& e) const {
   switch (which) {
-    case kClientTimeout: return attempts_[e.id].gen == e.gen && attempts_[e.id].alive;
+    case kClientTimeout: return attempt_live_[e.id] == e.gen;
     case kSpeculative: return ops_[e.id].gen == e.gen && !ops_[e.id].done;
-    default: return crs_[e.id].gen == e.gen && !crs_[e.id].done;
+    default: return cr_live_[e.id] == e.gen;
   }
 }
 
@@ -172,6 +174,7 @@ void Simulation::Impl::end_attempt(std::uint32_t a, ResponseKind kind) {
   LBSIM_DCHECK(at.alive, "an attempt ended twice");
   LBSIM_DCHECK(ops_[at.op].alive > 0 && view_.in_flight(at.host) > 0, "in-flight attempt count would go negative");
   at.alive = false;
+  attempt_live_[a] = kDeadTag;
   view_.add_in_flight(at.host, at.shard, -1);
   if (at.conn != kNoConn) --conns_[at.conn].in_flight;
   policy_->on_response(at.host, now_, now_ - at.sent, kind);

@@ -75,7 +75,10 @@ struct Simulation::Impl {
     SimTime sent = 0;
     bool alive = false;
   };
-  struct CoordReq {  // fields ordered by size (one per request in flight)
+  // One cache line, aligned (issue 14): at 10,000 client threads a request is read cold when its
+  // coordinator work ends, when each replica answers and when its answer reaches the client; at
+  // 96 bytes each of those cost two lines. EACH_QUORUM's per-DC counts live in cr_per_dc_.
+  struct alignas(64) CoordReq {  // fields ordered by size (one per request in flight)
     Token token = 0;
     SimTime deadline = 0;   // the coordinator's read/write timeout instant
     std::uint32_t gen = 0;
@@ -83,36 +86,43 @@ struct Simulation::Impl {
     NodeId node = 0;
     std::uint32_t epoch = 0;
     std::uint32_t range = 0;
-    std::uint32_t shard = 0;
     std::uint32_t rows = 1;
-    // The three earliest answer times scheduled so far that will count toward the CL, as ns after
+    // The two earliest answer times scheduled so far that will count toward the CL, as ns after
     // the replicas were sent to (kNoAnswer: none); see answer_needed().
-    std::array<std::uint32_t, 3> answers{kNoAnswer, kNoAnswer, kNoAnswer};
-    ClNeed need;  // what the consistency level asks for (sim/cluster/coordination.hpp)
-    OpKind kind = OpKind::Read;
-    ConsistencyLevel cl = ConsistencyLevel::LocalOne;
+    std::array<std::uint32_t, 2> answers{kNoAnswer, kNoAnswer};
+    std::uint16_t shard = 0;       // shards <= 1024
+    // What the consistency level asks for (ClNeed, sim/cluster/coordination.hpp, without per_dc).
+    std::uint16_t need_total = 1;
     std::uint8_t got = 0;          // responses counted toward the CL (at most 64 targets)
     std::uint8_t pending = 0;      // events carrying this slot
     std::uint8_t outstanding = 0;  // replica jobs not yet accounted
-    bool done = false;      // answered or abandoned
-    bool success = false;   // the answer being delivered
-    bool shed = false;      // the coordinator dropped it unexecuted (expired in its queue)
-    std::uint8_t phase = 0; // LWT: the Paxos round in progress (0 prepare .. 3 commit)
-    bool routed = true;     // the statement has a routing key
-    bool payload = false;   // tablets: the answer carries tablets-routing-v1 (misrouted)
+    OpKind kind = OpKind::Read;
+    ConsistencyLevel cl = ConsistencyLevel::LocalOne;
     ErrorKind error = ErrorKind::Unavailable;
+    std::uint8_t phase = 0;        // LWT: the Paxos round in progress (0 prepare .. 3 commit)
+    bool done : 1 = false;         // answered or abandoned
+    bool success : 1 = false;      // the answer being delivered
+    bool shed : 1 = false;         // the coordinator dropped it unexecuted (expired in its queue)
+    bool routed : 1 = true;        // the statement has a routing key
+    bool payload : 1 = false;      // tablets: the answer carries tablets-routing-v1 (misrouted)
+    bool need_local_only : 1 = false;
+    bool need_each : 1 = false;
   };
-  struct Job {
+  static_assert(sizeof(CoordReq) == 64);
+  // 32 bytes, aligned: a replica job is read cold when its answer arrives (10,000 client
+  // threads), and then costs one cache line, not two (issue 14).
+  struct alignas(32) Job {
     std::uint32_t gen = 0;
     std::uint32_t cr = 0;
     NodeId node = 0;
     std::uint32_t epoch = 0;
     SimTime end = 0;
-    std::uint32_t owner = 0;    // the shard owning the token on this node
-    std::uint32_t arrival = 0;  // the shard the work arrives on
+    std::uint16_t owner = 0;    // the shard owning the token on this node (shards <= 1024)
+    std::uint16_t arrival = 0;  // the shard the work arrives on
     bool hopped = false;        // the arrival shard's half of a hop is done
     std::uint8_t phase = 0;     // LWT: the Paxos round it belongs to
   };
+  static_assert(sizeof(Job) == 32);
   // One driver connection to (host, shard): requests in flight and served (per_shard only).
   struct Conn {
     std::uint32_t shard = 0;
@@ -203,7 +213,9 @@ struct Simulation::Impl {
   // recorded. Only without faults and topology changes (answers_fixed_), where a scheduled answer
   // always arrives on time and counts.
   bool answer_needed(CoordReq& c, NodeId r, SimTime at);
-  void add_pending_to_need(CoordReq& c, std::span<const NodeId> replicas, std::uint32_t pending);
+  void add_pending_to_need(ClNeed& need, NodeId coordinator, std::span<const NodeId> replicas, std::uint32_t pending);
+  // Keeps request cr's consistency-level need (its per-DC counts in cr_per_dc_ for EACH_QUORUM).
+  void store_need(std::uint32_t cr, const ClNeed& need);
   // The connection (and shard) for an attempt to `host`, or false when the chosen connection is
   // full and the driver gives up on the host (BusyPoolException).
   bool pick_connection(const Op& op, NodeId host, std::uint32_t& conn, std::uint32_t& shard);
@@ -249,6 +261,21 @@ struct Simulation::Impl {
   Slab<CoordReq> crs_;
   Slab<Job> jobs_;
   std::array<DeadlineFifo, kTimers> timers_;
+  // Per attempt and per coordinator request slot: its gen while it is alive (the attempt awaits
+  // its answer; the request is not done), else kDeadTag. arm() tests the oldest timer entries
+  // against these dense arrays (4 bytes a slot, cache-resident) instead of the slabs' entries,
+  // which at 10,000 requests in flight are cold (issue 14: two cache misses per operation).
+  static constexpr std::uint32_t kDeadTag = 0xffffffffu;
+  std::vector<std::uint32_t> attempt_live_, cr_live_;
+  std::vector<std::array<std::uint8_t, kMaxDcs>> cr_per_dc_;  // per request slot: EACH_QUORUM's counts
+  static void set_tag(std::vector<std::uint32_t>& tags, std::uint32_t i, std::uint32_t tag) {
+    if (i >= tags.size()) tags.resize(std::size_t{i} + 1, kDeadTag);
+    tags[i] = tag;
+  }
+  void mark_cr_done(CoordReq& c, std::uint32_t cr) {
+    c.done = true;
+    cr_live_[cr] = kDeadTag;
+  }
   // Attempts that the client CPU has not yet written to the connection, by send time.
   struct PendingSend {
     SimTime at;

@@ -11,7 +11,7 @@ void Simulation::Impl::release_cr_if_idle(std::uint32_t cr) {
 
 void Simulation::Impl::respond(std::uint32_t cr, bool success, ErrorKind error) {
   CoordReq& c = crs_[cr];
-  c.done = true;
+  mark_cr_done(c, cr);
   if (!nodes_.up(c.node) || nodes_.went_down(c.node, c.epoch, now_ + 1)) {
     release_cr_if_idle(cr);
     return;
@@ -28,7 +28,7 @@ void Simulation::Impl::on_attempt_arrive(std::uint32_t cr) {
   --c.pending;
   const NodeId node = c.node;
   if (!nodes_.up(node)) {  // lost: the client times out
-    c.done = true;
+    mark_cr_done(c, cr);
     release_cr_if_idle(cr);
     return;
   }
@@ -66,7 +66,7 @@ void Simulation::Impl::on_coord_done(std::uint32_t cr) {
   --c.pending;
   const NodeId node = c.node;
   if (!nodes_.up(node) || nodes_.went_down(node, c.epoch, now_ + 1)) {
-    c.done = true;
+    mark_cr_done(c, cr);
     release_cr_if_idle(cr);
     return;
   }
@@ -84,10 +84,11 @@ void Simulation::Impl::on_coord_done(std::uint32_t cr) {
   const std::uint32_t local = topo_.node_dc[node];
   // CL arithmetic, availability and closest-first reads: sim/cluster/coordination.hpp, the same
   // code the analytic load model uses.
-  c.need = cl_need(c.cl, local, rf_);
-  if (c.kind != OpKind::Read) add_pending_to_need(c, replicas, pending);
+  ClNeed need = cl_need(c.cl, local, rf_);
+  if (c.kind != OpKind::Read) add_pending_to_need(need, node, replicas, pending);
+  store_need(cr, need);
   auto live = [this](NodeId r) { return server_up_[r] != 0; };
-  if (!cl_available(c.need, topo_, local, replicas, live)) {
+  if (!cl_available(need, topo_, local, replicas, live)) {
     respond(cr, false, ErrorKind::Unavailable);
     return;
   }
@@ -106,7 +107,7 @@ void Simulation::Impl::on_coord_done(std::uint32_t cr) {
       for (NodeId r : replicas)
         if (live(r) && nt < targets.size()) targets[nt++] = r;
     } else {
-      nt = read_targets(c.need, topo_, node, replicas, live, targets);
+      nt = read_targets(need, topo_, node, replicas, live, targets);
     }
     send_to_replicas(cr, std::span<const NodeId>(targets.data(), nt));
   }
@@ -125,8 +126,8 @@ void Simulation::Impl::send_to_replicas(std::uint32_t cr, std::span<const NodeId
     Job& j = jobs_[job];
     j.cr = cr;
     j.node = r;
-    j.owner = owner;
-    j.arrival = hops && (r == node || sc_.nodes.rpc_on_sender_shard) ? crs_[cr].shard : owner;
+    j.owner = static_cast<std::uint16_t>(owner);
+    j.arrival = static_cast<std::uint16_t>(hops && (r == node || sc_.nodes.rpc_on_sender_shard) ? crs_[cr].shard : owner);
     j.phase = crs_[cr].phase;
     ++crs_[cr].outstanding;
     if (r == node) enqueue_replica(job, r, now_);
@@ -151,8 +152,9 @@ void Simulation::Impl::send_phase(std::uint32_t cr) {
   const bool local_only = c.cl == ConsistencyLevel::LocalSerial;
   const std::uint32_t local = topo_.node_dc[c.node];
   // Each round counts its own pending replicas (the ring or a tablet may have moved on).
-  c.need = cl_need(c.cl, local, rf_);
-  if (c.phase != 1) add_pending_to_need(c, replicas, pending);
+  ClNeed need = cl_need(c.cl, local, rf_);
+  if (c.phase != 1) add_pending_to_need(need, c.node, replicas, pending);
+  store_need(cr, need);
   std::array<NodeId, 64> targets;  // written before read
   std::size_t nt = 0;
   for (NodeId r : replicas)
@@ -163,17 +165,29 @@ void Simulation::Impl::send_phase(std::uint32_t cr) {
 // Each live pending replica (a tablet moving, a vnode range changing hands) adds one to the
 // writes' block count, as Cassandra's and ScyllaDB's pending endpoints do; `replicas` ends with
 // the `pending` ones.
-void Simulation::Impl::add_pending_to_need(CoordReq& c, std::span<const NodeId> replicas, std::uint32_t pending) {
-  const std::uint32_t local = topo_.node_dc[c.node];
+void Simulation::Impl::add_pending_to_need(ClNeed& need, NodeId coordinator, std::span<const NodeId> replicas,
+                                           std::uint32_t pending) {
+  const std::uint32_t local = topo_.node_dc[coordinator];
   for (std::size_t i = replicas.size() - pending; i < replicas.size(); ++i) {
     const NodeId p = replicas[i];
     if (server_up_[p] == 0) continue;
     const std::uint32_t pd = topo_.node_dc[p];
-    if (c.need.each) {
-      if (pd < kMaxDcs) ++c.need.per_dc[pd];
-    } else if (!c.need.local_only || pd == local) {
-      ++c.need.total;
+    if (need.each) {
+      if (pd < kMaxDcs) ++need.per_dc[pd];
+    } else if (!need.local_only || pd == local) {
+      ++need.total;
     }
+  }
+}
+
+void Simulation::Impl::store_need(std::uint32_t cr, const ClNeed& need) {
+  CoordReq& c = crs_[cr];
+  c.need_total = static_cast<std::uint16_t>(std::min<std::uint32_t>(need.total, 0xffff));
+  c.need_local_only = need.local_only;
+  c.need_each = need.each;
+  if (need.each) {
+    if (cr >= cr_per_dc_.size()) cr_per_dc_.resize(crs_.capacity());
+    cr_per_dc_[cr] = need.per_dc;
   }
 }
 
@@ -248,13 +262,13 @@ void Simulation::Impl::enqueue_replica(std::uint32_t job, NodeId r, SimTime now)
 // same (only the job and request slots are recycled sooner). Issue 14: 0.8 of the 1.8 answers per
 // operation of configs/default.json (LOCAL_ONE writes to three replicas).
 bool Simulation::Impl::answer_needed(CoordReq& c, NodeId r, SimTime at) {
-  if (!answers_fixed_ || c.kind == OpKind::Lwt || c.need.each || c.need.total == 0) return true;
+  if (!answers_fixed_ || c.kind == OpKind::Lwt || c.need_each || c.need_total == 0) return true;
   // An answer from outside the coordinator's DC never counts toward a LOCAL_* level.
-  if (c.need.local_only && topo_.node_dc[r] != topo_.node_dc[c.node]) return false;
+  if (c.need_local_only && topo_.node_dc[r] != topo_.node_dc[c.node]) return false;
   const SimTime sent = c.deadline - request_timeout(c.kind);  // when on_coord_done sent to replicas
   const SimTime rel = at - sent;
   auto& a = c.answers;
-  const std::uint32_t need = c.need.total;
+  const std::uint32_t need = c.need_total;
   // The need-th earliest answer scheduled before this one arrives no later (on a tie it was queued
   // first, so it pops first): the request is answered by then.
   if (need <= a.size() && a[need - 1] != kNoAnswer && a[need - 1] <= rel) return false;
@@ -306,15 +320,16 @@ void Simulation::Impl::on_replica_done(std::uint32_t job) {
   if (!lost && !c.done && !stale) {
     const std::uint32_t d = topo_.node_dc[j.node];
     bool met = false;
-    if (c.need.each) {
-      // need.per_dc counts down the answers each DC still owes (it is recomputed per request and
-      // per Paxos round before any answer), so no separate per-DC tally is kept per request.
-      if (d < kMaxDcs && c.need.per_dc[d] > 0) --c.need.per_dc[d];
+    if (c.need_each) {
+      // The per-DC need counts down the answers each DC still owes (it is recomputed per request
+      // and per Paxos round before any answer), so no separate per-DC tally is kept per request.
+      auto& per_dc = cr_per_dc_[j.cr];
+      if (d < kMaxDcs && per_dc[d] > 0) --per_dc[d];
       met = true;
-      for (std::size_t k = 0; k < topo_.dcs.size() && k < kMaxDcs; ++k) met = met && c.need.per_dc[k] == 0;
+      for (std::size_t k = 0; k < topo_.dcs.size() && k < kMaxDcs; ++k) met = met && per_dc[k] == 0;
     } else {
-      if (!c.need.local_only || d == topo_.node_dc[c.node]) ++c.got;
-      met = c.got >= c.need.total;
+      if (!c.need_local_only || d == topo_.node_dc[c.node]) ++c.got;
+      met = c.got >= c.need_total;
     }
     if (met && c.kind == OpKind::Lwt && c.phase < 3) {
       ++c.phase;  // the next Paxos round
