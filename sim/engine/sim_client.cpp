@@ -16,7 +16,6 @@ bool Simulation::Impl::send_attempt(std::uint32_t id, bool first) {
   std::uint32_t conn = kNoConn, shard = 0, tried = 0;
   for (;;) {
     host = op.plan->next();
-    ++op.hosts_taken;
     ++tried;
     if (host == policy::kNoHost) return false;
     const bool ok = pick_connection(op, host, conn, shard);
@@ -52,7 +51,7 @@ bool Simulation::Impl::send_attempt(std::uint32_t id, bool first) {
   at.op = id;
   at.op_gen = op.gen;
   at.host = host;
-  at.shard = shard;
+  at.shard = static_cast<std::uint16_t>(shard);
   at.conn = conn;
   at.sent = sent;
   at.alive = true;

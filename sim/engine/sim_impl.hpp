@@ -43,7 +43,8 @@ struct Simulation::Impl {
     policy::PlanArena arena;
     policy::PlanRandom rnd;
   };
-  struct Op {  // fields ordered by size (one per operation in flight)
+  // One aligned cache line, as CoordReq (issue 14): read cold when an answer reaches the client.
+  struct alignas(64) Op {  // fields ordered by size (one per operation in flight)
     SimTime start = 0;
     Token token = 0;
     SimTime decode_ns = 0;        // the response side of this operation's driver cost
@@ -52,29 +53,31 @@ struct Simulation::Impl {
     std::uint32_t range = 0;
     std::uint32_t thread = kNoThread;
     std::uint32_t rows = 1;
-    std::uint32_t hosts_taken = 0;
     std::uint32_t shared_charged = 0, tl_charged = 0;
     OpKind kind = OpKind::Read;
     ConsistencyLevel cl = ConsistencyLevel::LocalOne;
-    bool routed = true;
-    bool done = false;
-    bool decoding = false;        // an answer is being decoded on the client CPU (kDecoded pending)
-    bool answer_success = false;  // that answer
     ErrorKind answer_error = ErrorKind::Unavailable;
     std::uint8_t alive = 0;       // attempts alive
     std::uint8_t executions = 0;  // attempts started
     std::uint8_t unavailable_retries = 0;
     std::uint8_t error_retries = 0;
+    bool routed : 1 = true;
+    bool done : 1 = false;
+    bool decoding : 1 = false;        // an answer is being decoded on the client CPU (kDecoded pending)
+    bool answer_success : 1 = false;  // that answer
   };
-  struct Attempt {
+  static_assert(sizeof(Op) == 64);
+  // 32 bytes, aligned: read cold when its answer arrives.
+  struct alignas(32) Attempt {
+    SimTime sent = 0;
     std::uint32_t gen = 0;
     std::uint32_t op = 0, op_gen = 0;
     NodeId host = 0;
-    std::uint32_t shard = 0;       // the shard the request is sent to (its connection's)
     std::uint32_t conn = kNoConn;  // index into conns_ (kNoConn without a connection model)
-    SimTime sent = 0;
+    std::uint16_t shard = 0;       // the shard the request is sent to (its connection's)
     bool alive = false;
   };
+  static_assert(sizeof(Attempt) == 32);
   // One cache line, aligned (issue 14): at 10,000 client threads a request is read cold when its
   // coordinator work ends, when each replica answers and when its answer reaches the client; at
   // 96 bytes each of those cost two lines. EACH_QUORUM's per-DC counts live in cr_per_dc_.
