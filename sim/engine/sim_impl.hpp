@@ -227,6 +227,11 @@ struct Simulation::Impl {
   SimTime net(NodeId a, NodeId b) { return a == b ? 0 : lat_[lat_index_[a * n_ + b]].sample(net_rng_); }
   SimTime net_client(NodeId n) { return lat_[client_lat_[n]].sample(net_rng_); }
   std::uint32_t shard_of_token(Token t) const;
+  // The event-queue lane of (node, shard)'s completions (EventQueue::push_lane): the per_shard
+  // servers finish their work in FIFO order.
+  std::uint32_t lane(NodeId node, std::uint32_t shard) const {
+    return node * shards_ + (shard < shards_ ? shard : shard % shards_);  // as NodeModel::enqueue's server
+  }
   SimTime request_timeout(OpKind k) const {
     return k == OpKind::Read ? sc_.timeouts.read
                              : (k == OpKind::Write ? sc_.timeouts.write : sc_.timeouts.cas + sc_.timeouts.write);

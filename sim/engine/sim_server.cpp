@@ -57,7 +57,7 @@ void Simulation::Impl::on_attempt_arrive(std::uint32_t cr) {
     q_.push(deadline, kCoordDone, cr);
     return;
   }
-  q_.push(end, kCoordDone, cr);
+  q_.push_lane(lane(node, c.shard), end, kCoordDone, cr);
 }
 
 void Simulation::Impl::on_coord_done(std::uint32_t cr) {
@@ -244,7 +244,7 @@ void Simulation::Impl::enqueue_replica(std::uint32_t job, NodeId r, SimTime now)
   ++(read ? k.replica_reads : k.replica_writes);
   if (!shard_counts_.empty()) ++shard_counts_[r * shards_ + j.owner].replica;
   if (r == c.node) {
-    if (answer_needed(c, r, j.end)) q_.push(j.end, kReplicaDone, job);
+    if (answer_needed(c, r, j.end)) q_.push_lane(lane(r, j.owner), j.end, kReplicaDone, job);
     else drop_job(job);
   } else if (c.done) {
     // The answer is no longer needed: the replica still does the work, no response event.

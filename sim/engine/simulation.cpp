@@ -91,6 +91,7 @@ Simulation::Impl::Impl(const Scenario& sc, const PolicyEntry& entry, std::unique
   // Shards, connections and hops (issue 10).
   const bool per_shard = sc.nodes.discipline == Discipline::PerShard;
   shards_ = per_shard ? sc.nodes.shards : 1;
+  q_.set_lanes(n_ * shards_);
   view_.set_sharding({shards_, sc.nodes.msb_ignore});
   if (sc.client.connections != Connections::None) {
     const bool aware = sc.client.connections == Connections::ShardAware;
@@ -319,6 +320,11 @@ RunResult Simulation::Impl::run(const RunOptions& options) {
     const EventQueue::Event e = q_.pop();
     LBSIM_DCHECK(e.at >= now_, "simulated time went backwards");
     now_ = e.at;
+    // A lane's next completion enters the calendar (before this event schedules anything).
+    if (q_.lanes_active()) {
+      if (e.type() == kCoordDone) q_.popped(lane(crs_[e.id()].node, crs_[e.id()].shard), e);
+      else if (e.type() == kReplicaDone) q_.popped(lane(jobs_[e.id()].node, jobs_[e.id()].owner), e);
+    }
     dispatch(e);
 #if defined(LBSIM_DEBUG_CHECKS) && LBSIM_DEBUG_CHECKS
     // The scans cost O(slab sizes): every event early in the run, then every 256th.
