@@ -8,11 +8,13 @@
 //   BM_Scale_Run10000x16           peak RSS of a 10,000-node x 16-token run (target < 200 MB)
 //   BM_Scale_Threads/<threads>     engine ns per op of the default scenario with 100 .. 10,000
 //                                  client threads (target: 10,000 within 1.4x of 100)
+//   BM_Scale_ThreadsRatio          that ratio from five interleaved rounds (minima and medians)
 //   BM_Scale_FloodBytesPerOp       open loop far beyond saturation at two lengths: extra peak RSS
 //                                  per extra operation in flight (target <= 512 bytes)
 //   ./build/lbsim_bench --benchmark_filter=Scale
 #include <benchmark/benchmark.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
@@ -165,6 +167,47 @@ void BM_Scale_Threads(benchmark::State& state) {
   fs::remove_all(dir);
 }
 BENCHMARK(BM_Scale_Threads)->Arg(100)->Arg(1000)->Arg(10000)->Unit(benchmark::kSecond)->Iterations(1);
+
+// The 10,000 / 100 threads ratio itself, robust to this shared machine's drift: five rounds, each
+// running 100 then 10,000 threads back to back; the ratio of the two minima (and of the medians).
+void BM_Scale_ThreadsRatio(benchmark::State& state) {
+  const fs::path dir = work_dir();
+  auto write = [&](int threads) {
+    Json sc = default_scenario();
+    sc["name"] = "t" + std::to_string(threads);
+    sc["client"]["threads"] = threads;
+    sc["workload"]["ops"] = 1'000'000;
+    sc["workload"]["warmup_ops"] = 0;
+    sc["policies"] = Json::array({sc["policies"][0]});
+    const fs::path f = dir / (sc["name"].get<std::string>() + ".json");
+    std::ofstream(f) << sc.dump();
+    return f;
+  };
+  const fs::path few = write(100), many = write(10000);
+  std::vector<double> a, b;
+  auto ns_per_op = [&](const fs::path& f, const std::string& name, std::vector<double>& out) {
+    const Child c = run_lbsim({"run", f.string(), "--quiet", "--force", "--out", (dir / "out").string()});
+    fail_unless_ok(state, c);
+    if (WIFEXITED(c.status) && WEXITSTATUS(c.status) == 0)
+      out.push_back(report(dir / "out", name, "random")["engine"]["ns_per_op"].get<double>());
+  };
+  for (auto _ : state) {
+    for (int round = 0; round < 5; ++round) {
+      ns_per_op(few, "t100", a);
+      ns_per_op(many, "t10000", b);
+    }
+  }
+  if (a.size() == 5 && b.size() == 5) {
+    std::sort(a.begin(), a.end());
+    std::sort(b.begin(), b.end());
+    state.counters["ns_per_op_100"] = a[0];
+    state.counters["ns_per_op_10000"] = b[0];
+    state.counters["ratio_of_minima"] = b[0] / a[0];
+    state.counters["ratio_of_medians"] = b[2] / a[2];
+  }
+  fs::remove_all(dir);
+}
+BENCHMARK(BM_Scale_ThreadsRatio)->Unit(benchmark::kSecond)->Iterations(1);
 
 void BM_Scale_FloodBytesPerOp(benchmark::State& state) {
   // Arrivals at 400k op/s against a cluster that serves about 150k op/s: the operations in flight
