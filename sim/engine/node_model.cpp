@@ -63,7 +63,8 @@ SimTime NodeModel::enqueue(NodeId id, std::uint32_t shard, SimTime now, double s
   Node& n = nodes_[id];
   std::size_t server = 0;
   if (spec_->discipline == Discipline::PerShard) {
-    server = shard % n.free_at.size();
+    const std::size_t servers = n.free_at.size();
+    server = shard < servers ? shard : shard % servers;  // no division in the usual case
   } else {
     for (std::size_t i = 1; i < n.free_at.size(); ++i)
       if (n.free_at[i] < n.free_at[server]) server = i;

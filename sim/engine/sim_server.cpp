@@ -39,7 +39,7 @@ void Simulation::Impl::on_attempt_arrive(std::uint32_t cr) {
   }
   ++nodes_.counters(node).coordinator_ops;
   if (window_open_ && !window_closed_) result_.timeline.record_coordinator(now_ - window_start_, node);
-  if (!shard_counts_.empty()) ++shard_counts_[node * shards_ + c.shard % shards_].coordinator;
+  if (!shard_counts_.empty()) ++shard_counts_[lane(node, c.shard)].coordinator;  // (node, shard) as lanes are
   c.epoch = nodes_.epoch(node);
   ++c.pending;
   if (sc_.nodes.coordinator.is_zero()) {
