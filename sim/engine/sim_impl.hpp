@@ -212,7 +212,7 @@ struct Simulation::Impl {
   void send_phase(std::uint32_t cr);  // LWT: one Paxos round to the serial DC set
   void drop_job(std::uint32_t job);
   // False when replica `r`'s answer, arriving at `at`, cannot change anything: earlier answers
-  // already scheduled will have met the CL (or the request ended) by then. True answers are
+  // already scheduled will have met the CL (or the request ended) by then. Needed answers are
   // recorded. Only without faults and topology changes (answers_fixed_), where a scheduled answer
   // always arrives on time and counts.
   bool answer_needed(CoordReq& c, NodeId r, SimTime at);
