@@ -162,8 +162,8 @@ class EventQueue {
   void set_lanes(std::size_t n) { lanes_.assign(n, Lane{}); }
   void push_lane(std::uint32_t lane, SimTime at, std::uint32_t type, std::uint32_t id) {
     // Only events kLaneAhead or more ahead use the FIFO (it costs instructions, and near slots
-    // are warm anyway). A near one is placed on its own, which keeps the FIFO sorted: it is later
-    // than everything in it.
+    // are warm anyway). A near one is placed on its own and leaves the FIFO untouched, so the
+    // FIFO stays sorted and its head stays the one in the calendar.
     if (at - last_ < kLaneAhead) [[likely]] {
       push(at, type, id);
       return;
@@ -342,7 +342,6 @@ class EventQueue {
     sample_delay(next.at);
     place(next.at, next.key);
   }
-
 
   void advance(SimTime at) {
     if ((++pops_ & 7) == 0) ++gaps_[std::bit_width(static_cast<std::uint64_t>(at > last_ ? at - last_ : 0))];
