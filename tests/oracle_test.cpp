@@ -28,7 +28,12 @@ namespace {
 
 namespace fs = std::filesystem;
 
-const fs::path kOracle = fs::path(LBSIM_SOURCE_DIR) / ".." / "shared" / "oracle";
+// The shared material sits next to the repository (../shared); LBSIM_SHARED_DIR points elsewhere
+// for a clone kept in another place.
+const fs::path kOracle = [] {
+  const char* env = std::getenv("LBSIM_SHARED_DIR");
+  return (env && *env ? fs::path(env) : fs::path(LBSIM_SOURCE_DIR) / ".." / "shared") / "oracle";
+}();
 
 std::string run(const std::string& cmd) {
   std::string out;
@@ -59,6 +64,9 @@ TEST(Oracle, LbsimAgreesWithThePythonDriverOnRandomTopologies) {
   ASSERT_TRUE(fs::exists("/usr/bin/python3")) << "the oracle needs Debian's python3 and python3-cassandra";
   ASSERT_EQ(std::system("/usr/bin/python3 -c 'import cassandra.metadata' 2>/dev/null"), 0)
       << "python3-cassandra is missing: run scripts/deps.sh (the README's test command does)";
+  ASSERT_TRUE(fs::exists(kOracle / "ring_oracle.py") && fs::exists(kOracle / "gen_topology.py"))
+      << "the oracle scripts are not in " << kOracle.string()
+      << ": keep the clone next to the shared material (../shared) or set LBSIM_SHARED_DIR";
   const std::vector<OracleCase> cases{
       {1, "5", "1", "3", 1, true},          {2, "6", "3", "dc1:3", 1, false},
       {3, "8", "2", "dc1:4", 16, false},     {4, "9", "3", "dc1:5", 16, false},
