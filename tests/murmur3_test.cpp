@@ -69,6 +69,72 @@ TEST(Murmur3, GocqlSeriesCoversEveryTailLength) {
   }
 }
 
+// The hash written out byte by byte, as MurmurHash.hash3_x64_128 states it (every tail byte
+// sign-extended, then shifted into place), against the word-at-a-time version in murmur3.cpp, for
+// keys of every length up to three blocks with a random mix of negative and positive bytes.
+std::int64_t bytewise_h1(const std::vector<std::uint8_t>& key) {
+  auto rotl = [](std::uint64_t x, int r) { return (x << r) | (x >> (64 - r)); };
+  auto fmix = [](std::uint64_t k) {
+    k ^= k >> 33;
+    k *= 0xff51afd7ed558ccdULL;
+    k ^= k >> 33;
+    k *= 0xc4ceb9fe1a85ec53ULL;
+    return k ^ (k >> 33);
+  };
+  auto sbyte = [](std::uint8_t b, std::size_t shift) {
+    return static_cast<std::uint64_t>(static_cast<std::int64_t>(static_cast<std::int8_t>(b))) << shift;
+  };
+  const std::uint64_t c1 = 0x87c37b91114253d5ULL, c2 = 0x4cf5ad432745937fULL;
+  std::uint64_t h1 = 0, h2 = 0;
+  const std::size_t blocks = key.size() / 16;
+  for (std::size_t b = 0; b < blocks; ++b) {
+    std::uint64_t k1 = 0, k2 = 0;
+    for (std::size_t i = 0; i < 8; ++i) {
+      k1 |= std::uint64_t{key[16 * b + i]} << (8 * i);
+      k2 |= std::uint64_t{key[16 * b + 8 + i]} << (8 * i);
+    }
+    h1 ^= rotl(k1 * c1, 31) * c2;
+    h1 = rotl(h1, 27) + h2;
+    h1 = h1 * 5 + 0x52dce729;
+    h2 ^= rotl(k2 * c2, 33) * c1;
+    h2 = rotl(h2, 31) + h1;
+    h2 = h2 * 5 + 0x38495ab5;
+  }
+  std::uint64_t k1 = 0, k2 = 0;
+  for (std::size_t i = 16 * blocks; i < key.size(); ++i) {
+    const std::size_t at = i - 16 * blocks;
+    if (at >= 8) k2 ^= sbyte(key[i], 8 * (at - 8));
+    else k1 ^= sbyte(key[i], 8 * at);
+  }
+  if (key.size() % 16 > 8) h2 ^= rotl(k2 * c2, 33) * c1;
+  if (key.size() % 16 > 0) h1 ^= rotl(k1 * c1, 31) * c2;
+  h1 ^= key.size();
+  h2 ^= key.size();
+  h1 += h2;
+  h2 += h1;
+  h1 = fmix(h1);
+  h2 = fmix(h2);
+  return static_cast<std::int64_t>(h1 + h2);
+}
+
+TEST(Murmur3, WordAtATimeMatchesTheBytewiseDefinition) {
+  std::uint64_t state = 12345;
+  int checked = 0;
+  for (std::size_t len = 0; len <= 48; ++len) {
+    for (int round = 0; round < 64; ++round) {
+      std::vector<std::uint8_t> key(len);
+      for (auto& b : key) {
+        state = state * 6364136223846793005ULL + 1442695040888963407ULL;
+        b = static_cast<std::uint8_t>(state >> 56);
+      }
+      ASSERT_EQ(murmur3_h1(key), bytewise_h1(key)) << "length " << len << " round " << round;
+      ++checked;
+    }
+  }
+  EXPECT_EQ(checked, 49 * 64);
+  EXPECT_EQ(bytewise_h1(std::vector<std::uint8_t>(8, 0xfe)), -8927430733708461935);  // the reference itself
+}
+
 TEST(Murmur3, NormalizesMinimumTokenToMaximum) {
   // No key that hashes to exactly MIN is known, so the rule is checked on its own.
   EXPECT_EQ(normalize_token(kMinToken), kMaxToken);

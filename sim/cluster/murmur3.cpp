@@ -1,5 +1,6 @@
 #include "sim/cluster/murmur3.hpp"
 
+#include <bit>
 #include <cstring>
 
 namespace lbsim {
@@ -20,14 +21,28 @@ inline std::uint64_t fmix(std::uint64_t k) {
 }
 
 inline std::uint64_t load_le64(const std::uint8_t* p) {
-  std::uint64_t v = 0;
-  for (int i = 7; i >= 0; --i) v = (v << 8) | p[i];
+  std::uint64_t v;
+  std::memcpy(&v, p, sizeof v);
+  if constexpr (std::endian::native == std::endian::big) v = __builtin_bswap64(v);
   return v;
 }
 
-// Java sign-extends a byte before shifting it into place (ring.md 1.2).
-inline std::uint64_t signed_byte(std::uint8_t b, int shift) {
-  return static_cast<std::uint64_t>(static_cast<std::int64_t>(static_cast<std::int8_t>(b))) << shift;
+// The tail word of `n` (1..8) bytes: byte i is Java's signed byte shifted by 8 i, so a byte with
+// its top bit set flips every bit above it (ring.md 1.2: Cassandra's "not quite MurmurHash 3.0").
+// Branch-free: the zero-padded little-endian bytes, XOR a mask whose byte k is 0xff when an odd
+// number of the bytes below k are negative (a prefix XOR over bytes).
+inline std::uint64_t tail_word(const std::uint8_t* p, std::size_t n) {
+  std::uint64_t v = 0;
+  if (n == 8) {
+    v = load_le64(p);
+  } else {
+    for (std::size_t i = 0; i < n; ++i) v |= std::uint64_t{p[i]} << (8 * i);
+  }
+  std::uint64_t t = ((v >> 7) & 0x0101010101010101ULL) << 8;  // byte j + 1: byte j is negative
+  t ^= t << 8;
+  t ^= t << 16;
+  t ^= t << 32;
+  return v ^ (t * 0xff);
 }
 
 }  // namespace
@@ -59,16 +74,15 @@ std::int64_t murmur3_h1(std::span<const std::uint8_t> key) {
 
   const std::uint8_t* tail = data + nblocks * 16;
   const std::size_t rest = len & 15;
-  std::uint64_t k1 = 0, k2 = 0;
-  for (std::size_t i = rest; i > 8; --i) k2 ^= signed_byte(tail[i - 1], static_cast<int>(8 * (i - 9)));
   if (rest > 8) {
+    std::uint64_t k2 = tail_word(tail + 8, rest - 8);
     k2 *= kC2;
     k2 = rotl(k2, 33);
     k2 *= kC1;
     h2 ^= k2;
   }
-  for (std::size_t i = (rest < 8 ? rest : 8); i > 0; --i) k1 ^= signed_byte(tail[i - 1], static_cast<int>(8 * (i - 1)));
   if (rest > 0) {
+    std::uint64_t k1 = tail_word(tail, rest < 8 ? rest : 8);
     k1 *= kC1;
     k1 = rotl(k1, 31);
     k1 *= kC2;
