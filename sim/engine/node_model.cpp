@@ -72,7 +72,10 @@ SimTime NodeModel::enqueue(NodeId id, std::uint32_t shard, SimTime now, double s
   SimTime start = std::max(now, n.free_at[server]);
   if (!n.pauses.empty()) start = paused_until(id, start);
   Ends& ends = n.ends[server];
-  ends.pop_until(now);
+  // Ended items are trimmed in batches: snapshot() skips those that ended by its instant anyway,
+  // and one pass over 32 costs fewer mispredicted branches than a check at every arrival
+  // (issue 14: about 2.8 per operation on configs/default.json).
+  if (ends.at.size() - ends.head >= Ends::kTrimEvery) ends.pop_until(now);
   if (start > deadline) {
     // Expired while it waited: dequeued and discarded at its start, using no server time.
     ends.push(start);

@@ -19,7 +19,6 @@
 #include <cstdint>
 #include <climits>
 #include <vector>
-#include <vector>
 
 #include "sim/cluster/topology.hpp"
 #include "sim/engine/model_spec.hpp"
@@ -84,8 +83,10 @@ class NodeModel {
     double factor;
   };
   // Ends of the work items of one server that may still be in the system, in FIFO order (so
-  // non-decreasing); items that ended by the last arrival are popped lazily.
+  // non-decreasing); items that ended by the last arrival are popped lazily, once kTrimEvery are
+  // held.
   struct Ends {
+    static constexpr std::size_t kTrimEvery = 32;
     std::vector<SimTime> at;
     std::size_t head = 0;
     void pop_until(SimTime t);
