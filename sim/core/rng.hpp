@@ -99,7 +99,7 @@ class Rng {
   // as Boost's generate_int_float_pair<double, 8> does for a full-range 64-bit engine (low 8 bits:
   // the rectangle, and for the normal its sign; bits 8..63, less bit 11, scaled by 2^-56: the
   // uniform). Any other draw restores the stream and runs Boost's sampler from the same state,
-  // so every value and the stream's position are exactly Boost's (tests/client_rng_test.cpp checks
+  // so every value and the stream's position are exactly Boost's (tests/rng_test.cpp checks
   // millions of draws of each). The whole sampler inline cost about 35 instructions a draw in
   // saved registers alone.
   double exponential(double mean) {

@@ -9,7 +9,7 @@ using policy::ResponseKind;
 
 bool Simulation::Impl::send_attempt(std::uint32_t id, bool first) {
   Op& op = ops_[id];
-  OpExtra& x = *op_extra_[id];
+  OpExtra& x = op_extra_[id];
   // The next host whose connection can take the request; a full connection makes the driver move
   // on (Java 3.x BusyPoolException) unless on_busy takes another connection of the host.
   policy::HostId host = policy::kNoHost;

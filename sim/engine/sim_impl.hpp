@@ -263,9 +263,7 @@ struct Simulation::Impl {
   SimTime now_ = 0;
 
   Slab<Op> ops_;
-  // Stable addresses (live plans point into the arenas); one indirection per lookup, where a
-  // deque's index arithmetic cost about 60 instructions per operation (issue 14).
-  std::vector<std::unique_ptr<OpExtra>> op_extra_;
+  StableChunks<OpExtra> op_extra_;  // stable addresses: live plans point into the arenas
   Slab<Attempt> attempts_;
   Slab<CoordReq> crs_;
   Slab<Job> jobs_;

@@ -149,14 +149,14 @@ void Simulation::Impl::start_op(std::uint32_t thread) {
     // BusyPoolException: the operation fails at once and is never sent.
     ++in_flight_;
     const std::uint32_t op = ops_.alloc();
-    if (op >= op_extra_.size()) op_extra_.push_back(std::make_unique<OpExtra>(plan_rng_));
+    if (op >= op_extra_.size()) op_extra_.emplace_back(plan_rng_);
     ops_[op].start = now_;
     ops_[op].kind = d.op;
     finish_op(op, false, ErrorKind::ClientBusy);
     return;
   }
   const std::uint32_t id = ops_.alloc();
-  if (id >= op_extra_.size()) op_extra_.push_back(std::make_unique<OpExtra>(plan_rng_));
+  if (id >= op_extra_.size()) op_extra_.emplace_back(plan_rng_);
   Op& op = ops_[id];
   op.start = now_;
   op.token = d.token;
@@ -168,7 +168,7 @@ void Simulation::Impl::start_op(std::uint32_t thread) {
   op.routed = d.routed;
   ++in_flight_;
 
-  OpExtra& x = *op_extra_[id];
+  OpExtra& x = op_extra_[id];
   x.arena.reset();
   x.rnd.shared_draws = 0;
   x.rnd.thread_local_draws = 0;
