@@ -215,7 +215,8 @@ void Simulation::Impl::finish_op(std::uint32_t id, bool success, ErrorKind error
       ++s.errors[static_cast<std::size_t>(error)];
       result_.timeline.record_error(since);
     }
-    if (ops_mode && ++measured_ >= sc_.workload.ops) close_window();  // measured_ops() + measured_errors()
+    ++measured_;  // = result_.measured_ops() + result_.measured_errors(), without the sums
+    if (ops_mode && measured_ >= sc_.workload.ops) close_window();
   }
   const std::uint32_t thread = op.thread;
   op.thread = kNoThread;
