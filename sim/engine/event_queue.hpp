@@ -221,8 +221,6 @@ class EventQueue {
   static constexpr unsigned kMaxSlotsLog2 = 13;
   static constexpr std::uint64_t kAdaptEvery = 1u << 12;
   static constexpr std::uint32_t kCrowded = 64;
-  static constexpr unsigned kChunkBits = 12;
-  static constexpr std::uint32_t kChunkMask = (1u << kChunkBits) - 1;
   // 16 bytes: the time's bits below the slot width; the slot's own bucket gives the rest.
   struct Node {
     std::uint32_t low;
@@ -397,17 +395,18 @@ class EventQueue {
     ++near_;
   }
 
-  // The node pool: chunks of 4,096 that never move, so growing it neither copies nodes nor holds
-  // two copies at once (a vector's doubling would, at the peak of memory use).
-  Node& node(std::uint32_t i) { return chunks_[i >> kChunkBits][i & kChunkMask]; }
-  const Node& node(std::uint32_t i) const { return chunks_[i >> kChunkBits][i & kChunkMask]; }
+  // The node pool: one array indexed by node number (the slots and links hold numbers, not
+  // pointers, so growing it may move it). One load reaches a node; with chunks of 4,096 it took
+  // two dependent loads, on the path of every pop.
+  Node& node(std::uint32_t i) { return pool_[i]; }
+  const Node& node(std::uint32_t i) const { return pool_[i]; }
   std::uint32_t alloc() {
     if (free_ != kNil) {
       const std::uint32_t i = free_;
       free_ = node(i).next;
       return i;
     }
-    if ((nodes_ >> kChunkBits) == chunks_.size()) chunks_.emplace_back(new Node[std::size_t{1} << kChunkBits]);
+    if (nodes_ == pool_.size()) pool_.resize(std::max<std::size_t>(4096, 2 * pool_.size()));
     return nodes_++;
   }
   void release(std::uint32_t i) {
@@ -519,7 +518,7 @@ class EventQueue {
 
   std::vector<Slot> slots_;
   std::vector<std::uint64_t> bits_;   // non-empty slots
-  std::vector<std::unique_ptr<Node[]>> chunks_;
+  std::vector<Node> pool_;
   std::uint32_t nodes_ = 0;  // nodes ever handed out (the pool's high-water mark)
   std::uint32_t free_ = kNil;
   std::size_t mask_ = 0;

@@ -13,6 +13,7 @@ NodeModel::NodeModel(const NodeModelSpec& spec, std::size_t nodes, const FaultSp
     nodes_[i].ends.resize(spec.shards);
     nodes_[i].server_busy.assign(spec.shards, 0);
     if (i < spec.speed.size()) nodes_[i].speed = spec.speed[i];
+    nodes_[i].inv_speed = 1.0 / nodes_[i].speed;
   }
   for (const auto& f : faults.events) {
     if (f.node >= nodes) continue;
@@ -82,7 +83,7 @@ SimTime NodeModel::enqueue(NodeId id, std::uint32_t shard, SimTime now, double s
     n.counters.sojourn += start - now;
     return kDropped;
   }
-  double factor = 1.0 / n.speed;
+  double factor = n.inv_speed;
   for (const auto& w : n.slow) {
     if (w.start > start) break;
     if (start < w.end) factor *= w.factor;

@@ -95,6 +95,7 @@ class NodeModel {
   struct Node {
     bool up = true;
     double speed = 1.0;
+    double inv_speed = 1.0;  // 1 / speed, computed once (a division at every arrival otherwise)
     std::vector<SimTime> free_at;  // per server
     std::vector<Ends> ends;        // per server
     std::vector<SimTime> server_busy;  // per server, including work scheduled after `now`
