@@ -192,7 +192,8 @@ class EventQueue {
         const std::uint32_t freed = sl.head;
         sl.head = n.next;
         release(freed);
-        if (sl.head == kNil) bits_[slot >> 6] &= ~(std::uint64_t{1} << (slot & 63));
+        // Whether the slot is now empty is a coin toss (one or two events per slot): no branch.
+        bits_[slot >> 6] &= ~(std::uint64_t{sl.head == kNil} << (slot & 63));
         --near_;
         cur_ += (slot - (cur_ & mask_)) & mask_;
         advance(out.at);

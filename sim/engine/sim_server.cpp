@@ -94,7 +94,8 @@ void Simulation::Impl::on_coord_done(std::uint32_t cr) {
   }
 
   c.deadline = now_ + request_timeout(c.kind);
-  const TimerId timer = c.kind == OpKind::Read ? kReadTimeout : (c.kind == OpKind::Write ? kWriteTimeout : kCasTimeout);
+  static constexpr std::array<TimerId, kOpKinds> kTimerOf{kReadTimeout, kWriteTimeout, kCasTimeout};
+  const TimerId timer = kTimerOf[static_cast<std::size_t>(c.kind)];
   timers_[timer].push(c.deadline, cr, c.gen);
   if (c.kind == OpKind::Lwt) {
     c.phase = 0;

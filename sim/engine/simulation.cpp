@@ -27,6 +27,7 @@ Simulation::Impl::Impl(const Scenario& sc, const PolicyEntry& entry, std::unique
       cost_rng_(root_.fork("driver_cost")), gen_(sc.workload, workload_rng_), view_(topo_),
       nodes_(sc.nodes, topo_.size(), sc.faults), cpu_(sc.client), server_up_(topo_.size(), 1),
       result_() {
+  timeout_by_kind_ = {sc.timeouts.read, sc.timeouts.write, sc.timeouts.cas + sc.timeouts.write};
   // Network latency classes: 0 same node, 1 same rack, 2 same DC, 3 cross DC, 4.. DC pairs.
   const NetworkSpec& net = sc.network;
   lat_ = {Dist::constant(0), net.same_rack, net.same_dc, net.cross_dc};
