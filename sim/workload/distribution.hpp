@@ -16,6 +16,7 @@
 #include <utility>
 #include <vector>
 
+#include "sim/core/exp_fma.hpp"
 #include "sim/core/rng.hpp"
 #include "sim/core/time.hpp"
 
@@ -54,7 +55,10 @@ struct Dist {
     switch (kind) {
       case DistKind::Constant: return a;
       case DistKind::Exponential: return rng.exponential(a);
-      case DistKind::Lognormal: return std::exp(a + b * rng.normal());
+      case DistKind::Lognormal:
+        // The same value either way: expfma computes glibc's exp as glibc does on FMA CPUs.
+        if (expfma::have_fma()) [[likely]] return expfma::lognormal(a, b, rng);
+        return std::exp(a + b * rng.normal());
       case DistKind::Empirical: {
         const double u = rng.uniform01();
         auto it = std::upper_bound(table.begin(), table.end(), u,
