@@ -20,6 +20,7 @@
 #pragma once
 #include <bit>
 #include <cmath>
+#include <cstddef>
 #include <cstdint>
 
 namespace lbsim {
