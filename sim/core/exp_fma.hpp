@@ -1,5 +1,5 @@
-// exp(x) computed inline, bit for bit as the C library computes it on this machine, so that a
-// lognormal draw costs no call into libm (issue 14: the call, glibc's errno wrapper and the
+// exp(x) computed inline, bit for bit as glibc 2.36 (Debian 12) computes it on CPUs with FMA, so
+// that a lognormal draw costs no call into libm (issue 14: the call, glibc's errno wrapper and the
 // registers saved around them were about half of a lognormal draw).
 //
 // The algorithm is glibc 2.36's exp for CPUs with FMA, which glibc selects at load time on such
@@ -30,9 +30,11 @@ class Rng;
 namespace expfma {
 
 inline constexpr double kInvLn2N = std::bit_cast<double>(std::uint64_t{0x40671547652b82fe});    // 128 / ln 2
-inline constexpr double kNegLn2HiN = std::bit_cast<double>(std::uint64_t{0xbf762e42fefa0000});  // -ln 2 / 128, high part
-inline constexpr double kNegLn2LoN = std::bit_cast<double>(std::uint64_t{0xbd0cf79abc9e3b3a});  // and low part
-inline constexpr double kShift = std::bit_cast<double>(std::uint64_t{0x4338000000000000});      // 0x1.8p52: rounds to an integer
+// -ln 2 / 128 as a high part (trailing zero bits) and a low part.
+inline constexpr double kNegLn2HiN = std::bit_cast<double>(std::uint64_t{0xbf762e42fefa0000});
+inline constexpr double kNegLn2LoN = std::bit_cast<double>(std::uint64_t{0xbd0cf79abc9e3b3a});
+// 0x1.8p52: adding it rounds to an integer, held in the low bits.
+inline constexpr double kShift = std::bit_cast<double>(std::uint64_t{0x4338000000000000});
 inline constexpr double kC2 = std::bit_cast<double>(std::uint64_t{0x3fdffffffffffdbd});
 inline constexpr double kC3 = std::bit_cast<double>(std::uint64_t{0x3fc555555555543c});
 inline constexpr double kC4 = std::bit_cast<double>(std::uint64_t{0x3fa55555cf172b91});

@@ -248,6 +248,7 @@ void Simulation::Impl::open_window() {
 }
 
 void Simulation::Impl::close_window() {
+  LBSIM_DCHECK(!window_closed_, "the measurement window closed twice (the latency merge would count twice)");
   tc_end_ = tc_;
   if (!window_open_) open_window();
   window_closed_ = true;
@@ -261,6 +262,7 @@ void Simulation::Impl::close_window() {
   // Every operation's latency went into its kind's histogram only: the overall one is their merge,
   // which is exact (integer counts, sum, min and max), instead of a second record per operation.
   for (const OpStats& s : result_.by_op) result_.latency.merge(s.latency);
+  LBSIM_DCHECK(result_.latency.count() == result_.measured_ops(), "the merged latency histogram lost operations");
 }
 
 void Simulation::Impl::dispatch(const EventQueue::Event& e) {
