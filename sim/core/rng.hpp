@@ -98,28 +98,33 @@ class Rng {
   // its ziggurat rectangle. That case is decided here from Boost's own tables, reading the number
   // as Boost's generate_int_float_pair<double, 8> does for a full-range 64-bit engine (low 8 bits:
   // the rectangle, and for the normal its sign; bits 8..63, less bit 11, scaled by 2^-56: the
-  // uniform). Any other draw restores the stream and runs Boost's sampler from the same state,
+  // uniform). Any other draw leaves the stream untouched and runs Boost's sampler from the same state,
   // so every value and the stream's position are exactly Boost's (tests/rng_test.cpp checks
   // millions of draws of each). The whole sampler inline cost about 35 instructions a draw in
   // saved registers alone.
+  //
+  // The fast paths compute the next state aside (Next) and store it only when the draw ends
+  // there; otherwise the stream is still where Boost's sampler must start.
   double exponential(double mean) {
-    const std::uint64_t saved[4] = {s_[0], s_[1], s_[2], s_[3]};
-    const std::uint64_t u = next_u64();
+    const Next n = peek();
     const double* x = boost::random::detail::exponential_table<double>::table_x;
-    const std::size_t i = u & 0xff;
-    const double v = zig_uniform(u) * x[i];
-    if (v < x[i + 1]) [[likely]] return (0.0 + v) / 1.0 * mean;  // Boost: (shift + x) / lambda
-    restore(saved);
+    const std::size_t i = n.u & 0xff;
+    const double v = zig_uniform(n.u) * x[i];
+    if (v < x[i + 1]) [[likely]] {
+      commit(n);
+      return (0.0 + v) / 1.0 * mean;  // Boost: (shift + x) / lambda
+    }
     return exponential_slow() * mean;
   }
   double normal() {
-    const std::uint64_t saved[4] = {s_[0], s_[1], s_[2], s_[3]};
-    const std::uint64_t u = next_u64();
+    const Next n = peek();
     const double* x = boost::random::detail::normal_table<double>::table_x;
-    const std::size_t i = (u & 0xff) >> 1;
-    const double v = zig_uniform(u) * x[i];
-    if (v < x[i + 1]) [[likely]] return v * static_cast<double>(static_cast<int>(u & 1) * 2 - 1) * 1.0 + 0.0;  // Boost: x sign sigma + mean
-    restore(saved);
+    const std::size_t i = (n.u & 0xff) >> 1;
+    const double v = zig_uniform(n.u) * x[i];
+    if (v < x[i + 1]) [[likely]] {
+      commit(n);
+      return v * static_cast<double>(static_cast<int>(n.u & 1) * 2 - 1) * 1.0 + 0.0;  // Boost: x sign sigma + mean
+    }
     return normal_slow();
   }
 
@@ -134,8 +139,23 @@ class Rng {
   static double zig_uniform(std::uint64_t u) {
     return static_cast<double>((u & ~(std::uint64_t{1} << 11)) >> 8) * 0x1.0p-56;
   }
-  void restore(const std::uint64_t (&saved)[4]) {
-    for (int k = 0; k < 4; ++k) s_[k] = saved[k];
+  // next_u64() without storing the new state.
+  struct Next {
+    std::uint64_t u, s0, s1, s2, s3;
+  };
+  Next peek() const {
+    const std::uint64_t t = s_[1] << 17;
+    const std::uint64_t s2 = s_[2] ^ s_[0];
+    const std::uint64_t s3 = s_[3] ^ s_[1];
+    const std::uint64_t s1 = s_[1] ^ s2;
+    const std::uint64_t s0 = s_[0] ^ s3;
+    return {rotl(s_[1] * 5, 7) * 9, s0, s1, s2 ^ t, rotl(s3, 45)};
+  }
+  void commit(const Next& n) {
+    s_[0] = n.s0;
+    s_[1] = n.s1;
+    s_[2] = n.s2;
+    s_[3] = n.s3;
   }
   [[gnu::noinline]] double exponential_slow() { return boost::random::exponential_distribution<double>(1.0)(*this); }
   [[gnu::noinline]] double normal_slow() { return boost::random::normal_distribution<double>(0.0, 1.0)(*this); }
