@@ -135,6 +135,34 @@ TEST(Murmur3, WordAtATimeMatchesTheBytewiseDefinition) {
   EXPECT_EQ(bytewise_h1(std::vector<std::uint8_t>(8, 0xfe)), -8927430733708461935);  // the reference itself
 }
 
+// The inline bigint hash (the per-operation path) against the general function and the bytewise
+// definition: 2^20 pseudo-random values plus the edge values, with every byte sign pattern.
+TEST(Murmur3, BigintKeyHashMatchesTheGeneralFunction) {
+  std::vector<std::uint64_t> values = {0, 1, 0x7f, 0x80, 0xff, 0x8080808080808080ULL, 0x7fffffffffffffffULL,
+                                       0x8000000000000000ULL, ~std::uint64_t{0}};
+  for (unsigned pattern = 0; pattern < 256; ++pattern) {  // byte i negative when bit i is set
+    std::uint64_t v = 0x1122334455667711ULL;
+    for (unsigned i = 0; i < 8; ++i)
+      if ((pattern >> i) & 1) v |= std::uint64_t{0x80} << (8 * i);
+    values.push_back(v);
+  }
+  std::uint64_t state = 777;
+  for (int i = 0; i < (1 << 20); ++i) {
+    state = state * 6364136223846793005ULL + 1442695040888963407ULL;
+    values.push_back(state ^ (state >> 29));
+  }
+  std::size_t differ = 0;
+  for (const std::uint64_t v : values) {
+    const auto key = bigint_key(static_cast<std::int64_t>(v));
+    const std::int64_t general = murmur3_h1(key);
+    if (murmur3_h1_be64(v) != general) ++differ;
+    if (token_of_key_id(static_cast<std::int64_t>(v)) != murmur3_token(key)) ++differ;
+  }
+  EXPECT_EQ(differ, 0u);
+  EXPECT_EQ(values.size(), 9u + 256u + (1u << 20));
+  EXPECT_EQ(murmur3_h1_be64(0xfefefefefefefefeULL), -8927430733708461935);  // the reference value above
+}
+
 TEST(Murmur3, NormalizesMinimumTokenToMaximum) {
   // No key that hashes to exactly MIN is known, so the rule is checked on its own.
   EXPECT_EQ(normalize_token(kMinToken), kMaxToken);

@@ -41,6 +41,6 @@ inline std::array<std::uint8_t, 8> bigint_key(std::int64_t id) {
 }
 
 // The token of workload key id `id` (an 8-byte big-endian bigint partition key).
-inline Token token_of_key_id(std::int64_t id) { return murmur3_token(bigint_key(id)); }
+inline Token token_of_key_id(std::int64_t id) { return normalize_token(murmur3_h1_be64(static_cast<std::uint64_t>(id))); }
 
 }  // namespace lbsim
