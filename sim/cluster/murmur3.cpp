@@ -6,19 +6,9 @@
 namespace lbsim {
 namespace {
 
-constexpr std::uint64_t kC1 = 0x87c37b91114253d5ULL;
-constexpr std::uint64_t kC2 = 0x4cf5ad432745937fULL;
+using murmur3_detail::fmix, murmur3_detail::kC1, murmur3_detail::kC2;
 
 inline std::uint64_t rotl(std::uint64_t x, int r) { return (x << r) | (x >> (64 - r)); }
-
-inline std::uint64_t fmix(std::uint64_t k) {
-  k ^= k >> 33;
-  k *= 0xff51afd7ed558ccdULL;
-  k ^= k >> 33;
-  k *= 0xc4ceb9fe1a85ec53ULL;
-  k ^= k >> 33;
-  return k;
-}
 
 inline std::uint64_t load_le64(const std::uint8_t* p) {
   std::uint64_t v;
@@ -27,10 +17,7 @@ inline std::uint64_t load_le64(const std::uint8_t* p) {
   return v;
 }
 
-// The tail word of `n` (1..8) bytes: byte i is Java's signed byte shifted by 8 i, so a byte with
-// its top bit set flips every bit above it (ring.md 1.2: Cassandra's "not quite MurmurHash 3.0").
-// Branch-free: the zero-padded little-endian bytes, XOR a mask whose byte k is 0xff when an odd
-// number of the bytes below k are negative (a prefix XOR over bytes).
+// The tail word of `n` (1..8) bytes: the zero-padded little-endian bytes as Java's signed bytes.
 inline std::uint64_t tail_word(const std::uint8_t* p, std::size_t n) {
   std::uint64_t v = 0;
   if (n == 8) {
@@ -38,11 +25,7 @@ inline std::uint64_t tail_word(const std::uint8_t* p, std::size_t n) {
   } else {
     for (std::size_t i = 0; i < n; ++i) v |= std::uint64_t{p[i]} << (8 * i);
   }
-  std::uint64_t t = ((v >> 7) & 0x0101010101010101ULL) << 8;  // byte j + 1: byte j is negative
-  t ^= t << 8;
-  t ^= t << 16;
-  t ^= t << 32;
-  return v ^ (t * 0xff);
+  return murmur3_detail::java_signed_bytes(v);
 }
 
 }  // namespace

@@ -28,27 +28,38 @@ constexpr Token normalize_token(std::int64_t h) { return h == kMinToken ? kMaxTo
 // The Murmur3Partitioner token of a non-empty routing key.
 inline Token murmur3_token(std::span<const std::uint8_t> key) { return normalize_token(murmur3_h1(key)); }
 
+namespace murmur3_detail {
+inline constexpr std::uint64_t kC1 = 0x87c37b91114253d5ULL;
+inline constexpr std::uint64_t kC2 = 0x4cf5ad432745937fULL;
+constexpr std::uint64_t fmix(std::uint64_t k) {  // MurmurHash3's fmix64
+  k ^= k >> 33;
+  k *= 0xff51afd7ed558ccdULL;
+  k ^= k >> 33;
+  k *= 0xc4ceb9fe1a85ec53ULL;
+  k ^= k >> 33;
+  return k;
+}
+// Little-endian tail bytes `v` as Cassandra reads them: byte i is Java's signed byte shifted by
+// 8 i, so a byte with its top bit set flips every bit above it (ring.md 1.2: Cassandra's "not
+// quite MurmurHash 3.0"). Branch-free: `v` XOR a mask whose byte k is 0xff when an odd number of
+// the bytes below k are negative (a prefix XOR over bytes).
+constexpr std::uint64_t java_signed_bytes(std::uint64_t v) {
+  std::uint64_t t = ((v >> 7) & 0x0101010101010101ULL) << 8;  // byte j + 1: byte j is negative
+  t ^= t << 8;
+  t ^= t << 16;
+  t ^= t << 32;
+  return v ^ (t * 0xff);
+}
+}  // namespace murmur3_detail
+
 // murmur3_h1 of the 8-byte big-endian encoding of `value` (a CQL bigint key), inline: the
 // simulated workload hashes one per operation (issue 14). The same steps as murmur3_h1 for a key
 // that is one 8-byte tail (no 16-byte block), so the same value; tests/murmur3_test.cpp compares
 // them.
 inline std::int64_t murmur3_h1_be64(std::uint64_t value) {
-  constexpr std::uint64_t kC1 = 0x87c37b91114253d5ULL, kC2 = 0x4cf5ad432745937fULL;
-  const auto fmix = [](std::uint64_t k) {
-    k ^= k >> 33;
-    k *= 0xff51afd7ed558ccdULL;
-    k ^= k >> 33;
-    k *= 0xc4ceb9fe1a85ec53ULL;
-    k ^= k >> 33;
-    return k;
-  };
-  // The bytes read little-endian, then Java's signed bytes (see tail_word in murmur3.cpp).
-  const std::uint64_t v = __builtin_bswap64(value);
-  std::uint64_t t = ((v >> 7) & 0x0101010101010101ULL) << 8;
-  t ^= t << 8;
-  t ^= t << 16;
-  t ^= t << 32;
-  std::uint64_t h1 = (std::rotl((v ^ (t * 0xff)) * kC1, 31) * kC2) ^ 8;
+  using namespace murmur3_detail;
+  const std::uint64_t k1 = java_signed_bytes(__builtin_bswap64(value));  // the bytes read little-endian
+  std::uint64_t h1 = (std::rotl(k1 * kC1, 31) * kC2) ^ 8;
   std::uint64_t h2 = 8;
   h1 += h2;
   h2 += h1;
