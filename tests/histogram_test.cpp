@@ -85,6 +85,31 @@ TEST(Timeline, KeepsAtMostMaxPointsByDoublingTheInterval) {
   EXPECT_EQ(ops, 1000u);
 }
 
+// Each record lands in the point of its instant, also when instants arrive out of order (a late
+// completion, a time before the last point's span) and across interval doublings; the points are
+// checked against counts made afterwards with the final interval.
+TEST(Timeline, RecordsLandInTheirInstantsPointOutOfOrderAndAcrossDoublings) {
+  Timeline t(kSec);
+  std::vector<SimTime> at;
+  std::uint64_t state = 5;
+  for (int k = 0; k < 20000; ++k) {
+    state = state * 6364136223846793005ULL + 1442695040888963407ULL;
+    const SimTime jitter = static_cast<SimTime>((state >> 33) % (3 * kSec));  // up to 3 s early
+    const SimTime when = std::max<SimTime>(0, static_cast<SimTime>(k) * (kSec / 100) - jitter);
+    at.push_back(when);
+    t.record_op(when, kMs);
+  }
+  const SimTime interval = t.interval();
+  EXPECT_EQ(interval, 4 * kSec);  // 200 s over at most 64 points
+  std::vector<std::uint64_t> expected(t.points().size(), 0);
+  for (const SimTime when : at) ++expected.at(static_cast<std::size_t>(when / interval));
+  ASSERT_EQ(t.points().size(), expected.size());
+  for (std::size_t i = 0; i < expected.size(); ++i) {
+    EXPECT_EQ(t.points()[i].ops, expected[i]) << "point " << i;
+    EXPECT_EQ(t.points()[i].latency.count(), expected[i]) << "point " << i;
+  }
+}
+
 TEST(Imbalance, KnownVectors) {
   const std::vector<double> even{5, 5, 5, 5};
   const Imbalance e = imbalance_of(even);

@@ -2,7 +2,7 @@
 
 namespace lbsim {
 
-Timeline::Point& Timeline::point(SimTime since_start) {
+Timeline::Point& Timeline::locate(SimTime since_start) {
   if (since_start < 0) since_start = 0;
   auto idx = static_cast<std::size_t>(since_start / interval_);
   while (idx >= kMaxPoints) {
@@ -31,6 +31,9 @@ Timeline::Point& Timeline::point(SimTime since_start) {
     idx = static_cast<std::size_t>(since_start / interval_);
   }
   if (idx >= used_) used_ = idx + 1;
+  last_ = idx;
+  last_lo_ = static_cast<SimTime>(idx) * interval_;
+  last_hi_ = last_lo_ + interval_;
   return points_[idx];
 }
 

@@ -58,8 +58,16 @@ class Timeline {
   std::span<const Point> points() const { return {points_.data(), used_}; }
 
  private:
-  Point& point(SimTime since_start);
+  // The point of an instant: times arrive nearly in order, so the last point's span answers most
+  // calls without a division (issue 14).
+  Point& point(SimTime since_start) {
+    if (since_start >= last_lo_ && since_start < last_hi_) [[likely]] return points_[last_];
+    return locate(since_start);
+  }
+  Point& locate(SimTime since_start);
   SimTime interval_;
+  std::size_t last_ = 0;
+  SimTime last_lo_ = 0, last_hi_ = 0;  // point last_ spans [last_lo_, last_hi_) (empty at first)
   std::vector<Point> points_;  // kMaxPoints entries; the first used_ are in use
   std::size_t used_ = 0;
   std::size_t nodes_ = 0;
