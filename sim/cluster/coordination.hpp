@@ -7,6 +7,7 @@
 // its DC, then the rest; ties keep the server replica order (a stand-in for the dynamic snitch).
 // Not enough live replicas: Unavailable.
 #pragma once
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <span>
@@ -39,26 +40,33 @@ ClNeed cl_need(ConsistencyLevel cl, std::uint32_t coordinator_dc, const RfTable&
 template <class Up>
 bool cl_available(const ClNeed& need, const Topology& topo, std::uint32_t coordinator_dc,
                   std::span<const NodeId> replicas, Up&& up) {
-  std::array<std::uint32_t, kMaxDcs> live_dc{};
-  std::uint32_t live = 0;
-  for (NodeId r : replicas) {
-    if (!up(r)) continue;
-    ++live;
-    if (topo.node_dc[r] < kMaxDcs) ++live_dc[topo.node_dc[r]];
+  if (!need.each) {  // one count, which can stop as soon as it is enough
+    if (need.local_only && coordinator_dc >= kMaxDcs) return false;
+    std::uint32_t live = 0;
+    for (NodeId r : replicas) {
+      if (!up(r) || (need.local_only && topo.node_dc[r] != coordinator_dc)) continue;
+      if (++live >= need.total) return true;
+    }
+    return live >= need.total;
   }
-  if (need.each) {
-    for (std::size_t d = 0; d < topo.dcs.size() && d < kMaxDcs; ++d)
-      if (live_dc[d] < need.per_dc[d]) return false;
-    return true;
-  }
-  if (need.local_only) return coordinator_dc < kMaxDcs && live_dc[coordinator_dc] >= need.total;
-  return live >= need.total;
+  std::array<std::uint32_t, kMaxDcs> live_dc{};  // EACH_QUORUM: per DC
+  for (NodeId r : replicas)
+    if (up(r) && topo.node_dc[r] < kMaxDcs) ++live_dc[topo.node_dc[r]];
+  for (std::size_t d = 0; d < topo.dcs.size() && d < kMaxDcs; ++d)
+    if (live_dc[d] < need.per_dc[d]) return false;
+  return true;
 }
 
 // Replicas a read asks, closest first; returns how many were written to `out`.
 template <class Up>
 std::size_t read_targets(const ClNeed& need, const Topology& topo, NodeId coordinator,
                          std::span<const NodeId> replicas, Up&& up, std::span<NodeId> out) {
+  // One target, and the coordinator is a live replica: the loop below would take it alone (tier 0).
+  if (!need.each && need.total == 1 && !out.empty() && up(coordinator) &&
+      std::find(replicas.begin(), replicas.end(), coordinator) != replicas.end()) {
+    out[0] = coordinator;
+    return 1;
+  }
   std::array<std::uint32_t, kMaxDcs> taken{};
   std::uint32_t total = 0;
   std::size_t n = 0;
