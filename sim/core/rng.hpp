@@ -98,13 +98,11 @@ class Rng {
   // its ziggurat rectangle. That case is decided here from Boost's own tables, reading the number
   // as Boost's generate_int_float_pair<double, 8> does for a full-range 64-bit engine (low 8 bits:
   // the rectangle, and for the normal its sign; bits 8..63, less bit 11, scaled by 2^-56: the
-  // uniform). Any other draw leaves the stream untouched and runs Boost's sampler from the same state,
-  // so every value and the stream's position are exactly Boost's (tests/rng_test.cpp checks
+  // uniform). The fast path computes the next state aside (Next) and stores it only when the draw
+  // ends there; any other draw leaves the stream untouched and runs Boost's sampler from the same
+  // state, so every value and the stream's position are exactly Boost's (tests/rng_test.cpp checks
   // millions of draws of each). The whole sampler inline cost about 35 instructions a draw in
   // saved registers alone.
-  //
-  // The fast paths compute the next state aside (Next) and store it only when the draw ends
-  // there; otherwise the stream is still where Boost's sampler must start.
   double exponential(double mean) {
     const Next n = peek();
     const double* x = boost::random::detail::exponential_table<double>::table_x;
