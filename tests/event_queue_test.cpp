@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <set>
 #include <vector>
 
 #include "sim/core/rng.hpp"
@@ -149,6 +150,20 @@ TEST(EventQueue, LanesKeepTheHeapsOrder) {
   SimTime now = 0;
   std::size_t most_waiting = 0;
   std::uint64_t out_of_order = 0;
+  // popped() announces the key of each event it moves from a lane's FIFO into the calendar: that
+  // event is pending, is of that lane, and pops later (exactly once).
+  std::set<std::uint64_t> announced;
+  std::uint64_t announcements = 0;
+  auto after_pop = [&](const Event& a) {
+    announced.erase(a.key);
+    if (a.type() != 1) return;
+    const std::uint64_t next = q.popped(a.id(), a);
+    if (next == EventQueue::kNoKey) return;
+    ++announcements;
+    EXPECT_EQ(next & EventQueue::kMaxId, a.id());
+    EXPECT_EQ((next >> EventQueue::kIdBits) & 0xf, 1u);
+    EXPECT_TRUE(announced.insert(next).second);
+  };
   auto add_work = [&](std::uint32_t lane) {
     free_at[lane] = std::max(now, free_at[lane]) + static_cast<SimTime>(rng.exponential(50'000));
     q.push_lane(lane, free_at[lane], 1, lane);
@@ -164,7 +179,7 @@ TEST(EventQueue, LanesKeepTheHeapsOrder) {
     ASSERT_EQ(a.at, b.at);
     ASSERT_EQ(a.key, b.key);
     now = a.at;
-    if (a.type() == 1) q.popped(a.id(), a);
+    after_pop(a);
     most_waiting = std::max(most_waiting, q.lane_waiting());
     if (a.type() != 2) continue;
     // An arrival: work for a random server (4 per arrival in the first half: backlogs grow; 1 in
@@ -192,9 +207,11 @@ TEST(EventQueue, LanesKeepTheHeapsOrder) {
     const auto b = ref.pop();
     ASSERT_EQ(a.at, b.at);
     ASSERT_EQ(a.key, b.key);
-    if (a.type() == 1) q.popped(a.id(), a);
+    after_pop(a);
   }
   EXPECT_TRUE(q.empty());
+  EXPECT_TRUE(announced.empty());  // every announced event popped
+  EXPECT_GE(announcements, most_waiting);
   EXPECT_EQ(q.lane_waiting(), 0u);
   EXPECT_GT(most_waiting, 10'000u);  // the FIFOs did hold the far completions
   EXPECT_GT(out_of_order, 1'000u);

@@ -37,11 +37,13 @@ struct Simulation::Impl {
   static constexpr std::uint32_t kNoThread = 0xffffffffu;
   static constexpr std::uint32_t kOpenLoop = 0xfffffeu;  // kOpStart id of the arrival process
 
-  struct OpExtra {
+  // Three aligned cache lines: the arena's header and its inline chunk, then the draw counts.
+  struct alignas(64) OpExtra {
     explicit OpExtra(Rng& r) : rnd(r) {}
     policy::PlanArena arena;
     policy::PlanRandom rnd;
   };
+  static_assert(sizeof(OpExtra) == 192);
   // One aligned cache line, as CoordReq (issue 14): read cold when an answer reaches the client.
   struct alignas(64) Op {  // fields ordered by size (one per operation in flight)
     SimTime start = 0;
@@ -171,6 +173,9 @@ struct Simulation::Impl {
   void arm(std::uint32_t which);
   bool timer_live(std::uint32_t which, const DeadlineFifo::Entry& e) const;
   void on_decoded(std::uint32_t op);
+  // Out of line, so that the handler that calls it (only with many operations in flight) keeps
+  // its size, and with it the compiler's inlining of its callees.
+  [[gnu::noinline]] void prefetch_op_extra(std::uint32_t op);
   void mark_sent(NodeId host, std::uint32_t shard);
   void drain_sends();  // attempts whose send time has come count as in flight
 
@@ -316,6 +321,10 @@ struct Simulation::Impl {
 
   // Progress of the workload.
   std::uint64_t issued_ = 0, finished_ = 0, completed_ = 0, failed_ = 0, in_flight_ = 0;
+  // From this many operations in flight their records (about 450 bytes each) outgrow a 1 MiB L2
+  // cache, and the handlers prefetch the records that later events will read cold; below it the
+  // prefetches would only cost instructions.
+  static constexpr std::uint64_t kColdInFlight = 2048;
   std::uint64_t target_ = 0;  // total operations (ops mode), 0 in duration mode
   std::uint64_t measured_ = 0;  // operations ended inside the window (succeeded or failed)
   std::uint64_t warmup_done_ = 0;

@@ -326,10 +326,19 @@ RunResult Simulation::Impl::run(const RunOptions& options) {
     const EventQueue::Event e = q_.pop();
     LBSIM_DCHECK(e.at >= now_, "simulated time went backwards");
     now_ = e.at;
-    // A lane's next completion enters the calendar (before this event schedules anything).
+    // A lane's next completion enters the calendar (before this event schedules anything). Its
+    // record is fetched now, a service time before its event pops: at 10,000 client threads it
+    // would otherwise be a cache miss on that event's path (issue 14; no prefetch changes what is
+    // computed).
     if (q_.lanes_active()) {
-      if (e.type() == kCoordDone) q_.popped(lane(crs_[e.id()].node, crs_[e.id()].shard), e);
-      else if (e.type() == kReplicaDone) q_.popped(lane(jobs_[e.id()].node, jobs_[e.id()].owner), e);
+      std::uint64_t next = EventQueue::kNoKey;
+      if (e.type() == kCoordDone) next = q_.popped(lane(crs_[e.id()].node, crs_[e.id()].shard), e);
+      else if (e.type() == kReplicaDone) next = q_.popped(lane(jobs_[e.id()].node, jobs_[e.id()].owner), e);
+      if (next != EventQueue::kNoKey) {
+        const std::uint32_t id = static_cast<std::uint32_t>(next) & EventQueue::kMaxId;
+        if (((next >> EventQueue::kIdBits) & 0xf) == kCoordDone) __builtin_prefetch(&crs_[id], 1);
+        else __builtin_prefetch(&jobs_[id], 1);
+      }
     }
     dispatch(e);
 #if defined(LBSIM_DEBUG_CHECKS) && LBSIM_DEBUG_CHECKS
