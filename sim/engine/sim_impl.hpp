@@ -325,6 +325,9 @@ struct Simulation::Impl {
   // cache, and the handlers prefetch the records that later events will read cold; below it the
   // prefetches would only cost instructions.
   static constexpr std::uint64_t kColdInFlight = 2048;
+  // The slots prefetched last (kNone: none yet); stale ones are harmless, prefetches never fault.
+  static constexpr std::uint32_t kNone = 0xffffffffu;
+  std::uint32_t prefetched_job_ = kNone, prefetched_attempt_ = kNone;
   std::uint64_t target_ = 0;  // total operations (ops mode), 0 in duration mode
   std::uint64_t measured_ = 0;  // operations ended inside the window (succeeded or failed)
   std::uint64_t warmup_done_ = 0;

@@ -22,7 +22,13 @@ void Simulation::Impl::respond(std::uint32_t cr, bool success, ErrorKind error) 
   q_.push(now_ + net_client(c.node), kClientResponse, cr);
   // The answer reaches the client a network hop from now and reads its attempt, written when it
   // was sent (cold at 10,000 client threads): fetched ahead (issue 14).
-  if (in_flight_ >= kColdInFlight) __builtin_prefetch(&attempts_[c.attempt], 1);
+  if (in_flight_ >= kColdInFlight) {
+    // The answer also reads its operation: the previous answer's attempt has arrived by now, so
+    // its operation is fetched too (one answer behind).
+    if (prefetched_attempt_ != kNone) __builtin_prefetch(&ops_[attempts_[prefetched_attempt_].op], 1);
+    prefetched_attempt_ = c.attempt;
+    __builtin_prefetch(&attempts_[c.attempt], 1);
+  }
 }
 
 void Simulation::Impl::on_attempt_arrive(std::uint32_t cr) {

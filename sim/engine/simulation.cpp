@@ -336,8 +336,15 @@ RunResult Simulation::Impl::run(const RunOptions& options) {
       else if (e.type() == kReplicaDone) next = q_.popped(lane(jobs_[e.id()].node, jobs_[e.id()].owner), e);
       if (next != EventQueue::kNoKey) {
         const std::uint32_t id = static_cast<std::uint32_t>(next) & EventQueue::kMaxId;
-        if (((next >> EventQueue::kIdBits) & 0xf) == kCoordDone) __builtin_prefetch(&crs_[id], 1);
-        else __builtin_prefetch(&jobs_[id], 1);
+        if (((next >> EventQueue::kIdBits) & 0xf) == kCoordDone) {
+          __builtin_prefetch(&crs_[id], 1);
+        } else {
+          // A job's answer also reads its request: the previous announced job's line has arrived
+          // by now, so its request is fetched too (one announcement behind).
+          if (prefetched_job_ != kNone) __builtin_prefetch(&crs_[jobs_[prefetched_job_].cr], 1);
+          prefetched_job_ = id;
+          __builtin_prefetch(&jobs_[id], 1);
+        }
       }
     }
     dispatch(e);
