@@ -125,6 +125,7 @@ struct Simulation::Impl {
     std::uint16_t arrival = 0;  // the shard the work arrives on
     bool hopped = false;        // the arrival shard's half of a hop is done
     std::uint8_t phase = 0;     // LWT: the Paxos round it belongs to
+    bool answer_lane = false;   // its answer went to answer_lane(node, owner)
   };
   static_assert(sizeof(Job) == 32);
   // One driver connection to (host, shard): requests in flight and served (per_shard only).
@@ -235,6 +236,10 @@ struct Simulation::Impl {
   // servers finish their work in FIFO order.
   std::uint32_t lane(NodeId node, std::uint32_t shard) const {
     return node * shards_ + (shard < shards_ ? shard : shard % shards_);  // as NodeModel::enqueue's server
+  }
+  // The lane of (node, shard)'s answers to remote coordinators (after all the servers' lanes).
+  std::uint32_t answer_lane(NodeId node, std::uint32_t shard) const {
+    return static_cast<std::uint32_t>(n_ * shards_) + lane(node, shard);
   }
   // By table: reads and writes alternate at random, so a branch on the kind mispredicts often.
   SimTime request_timeout(OpKind k) const { return timeout_by_kind_[static_cast<std::size_t>(k)]; }

@@ -261,8 +261,15 @@ void Simulation::Impl::enqueue_replica(std::uint32_t job, NodeId r, SimTime now)
     drop_job(job);
   } else {
     const SimTime at = j.end + net(r, c.node);  // drawn either way: the network stream's order holds
-    if (answer_needed(c, r, at)) q_.push(at, kReplicaDone, job);
-    else drop_job(job);
+    if (answer_needed(c, r, at)) {
+      // The server's own lane holds its completions; its answers to other coordinators take a
+      // second one: their times are its completion times plus a network hop, nearly in order, and
+      // an answer out of order goes to the calendar on its own (the order of pops is the same).
+      j.answer_lane = true;
+      q_.push_lane(answer_lane(r, j.owner), at, kReplicaDone, job);
+    } else {
+      drop_job(job);
+    }
   }
 }
 

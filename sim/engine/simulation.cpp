@@ -92,7 +92,7 @@ Simulation::Impl::Impl(const Scenario& sc, const PolicyEntry& entry, std::unique
   // Shards, connections and hops (issue 10).
   const bool per_shard = sc.nodes.discipline == Discipline::PerShard;
   shards_ = per_shard ? sc.nodes.shards : 1;
-  q_.set_lanes(n_ * shards_);
+  q_.set_lanes(2 * n_ * shards_);
   view_.set_sharding({shards_, sc.nodes.msb_ignore});
   if (sc.client.connections != Connections::None) {
     const bool aware = sc.client.connections == Connections::ShardAware;
@@ -333,7 +333,10 @@ RunResult Simulation::Impl::run(const RunOptions& options) {
     if (q_.lanes_active()) {
       std::uint64_t next = EventQueue::kNoKey;
       if (e.type() == kCoordDone) next = q_.popped(lane(crs_[e.id()].node, crs_[e.id()].shard), e);
-      else if (e.type() == kReplicaDone) next = q_.popped(lane(jobs_[e.id()].node, jobs_[e.id()].owner), e);
+      else if (e.type() == kReplicaDone) {
+        const Job& j = jobs_[e.id()];
+        next = q_.popped(j.answer_lane ? answer_lane(j.node, j.owner) : lane(j.node, j.owner), e);
+      }
       if (next != EventQueue::kNoKey) {
         const std::uint32_t id = static_cast<std::uint32_t>(next) & EventQueue::kMaxId;
         if (((next >> EventQueue::kIdBits) & 0xf) == kCoordDone) {
