@@ -1,6 +1,8 @@
 #include "sim/engine/node_model.hpp"
 
 #include <algorithm>
+#include <utility>
+#include <vector>
 
 #include "sim/core/check.hpp"
 
@@ -42,12 +44,11 @@ SimTime NodeModel::paused_until(NodeId n, SimTime t) const {
   return t;
 }
 
-void NodeModel::Ends::pop_until(SimTime t) {
-  while (head < at.size() && at[head] <= t) ++head;
-  if (head >= 64 && head * 2 >= at.size()) {
-    at.erase(at.begin(), at.begin() + static_cast<std::ptrdiff_t>(head));
-    head = 0;
-  }
+void NodeModel::Ends::grow() {
+  std::vector<SimTime> next(std::max<std::size_t>(64, 2 * ring.size()));
+  for (std::size_t i = 0; i < count; ++i) next[i] = (*this)[i];
+  ring = std::move(next);
+  head = 0;
 }
 
 SimTime NodeModel::paused_within(const Node& n, SimTime a, SimTime b) {
@@ -76,7 +77,7 @@ SimTime NodeModel::enqueue(NodeId id, std::uint32_t shard, SimTime now, double s
   // Ended items are trimmed in batches: snapshot() skips those that ended by its instant anyway,
   // and one pass over 32 costs fewer mispredicted branches than a check at every arrival
   // (issue 14: about 2.8 per operation on configs/default.json).
-  if (ends.at.size() - ends.head >= Ends::kTrimEvery) ends.pop_until(now);
+  if (ends.size() >= Ends::kTrimEvery) ends.pop_until(now);
   if (start > deadline) {
     // Expired while it waited: dequeued and discarded at its start, using no server time.
     ends.push(start);
@@ -119,8 +120,8 @@ NodeSnapshot NodeModel::snapshot(NodeId id, SimTime t) const {
       s.server_busy[k] -= ahead;
     }
     const Ends& e = n.ends[k];
-    for (std::size_t i = e.head; i < e.at.size(); ++i)
-      if (e.at[i] > t) s.in_system -= e.at[i] - t;
+    for (std::size_t i = 0; i < e.size(); ++i)
+      if (e[i] > t) s.in_system -= e[i] - t;
   }
   LBSIM_DCHECK(s.busy >= 0 && s.in_system >= 0, "a node's time integrals went negative");
   return s;
@@ -136,10 +137,7 @@ void NodeModel::set_down(NodeId id, SimTime t) {
   n.counters.busy = s.busy;
   n.counters.sojourn = s.in_system;
   n.server_busy = s.server_busy;
-  for (auto& e : n.ends) {
-    e.at.clear();
-    e.head = 0;
-  }
+  for (auto& e : n.ends) e.clear();
   std::fill(n.free_at.begin(), n.free_at.end(), t);
 }
 

@@ -84,13 +84,29 @@ class NodeModel {
   };
   // Ends of the work items of one server that may still be in the system, in FIFO order (so
   // non-decreasing); items that ended by the last arrival are popped lazily, once kTrimEvery are
-  // held.
+  // held. A ring (capacity a power of 2, doubling when full): popping moves nothing (issue 14: a
+  // vector compacted by erase copied its live half, about 57 instructions per operation at 10,000
+  // client threads).
   struct Ends {
     static constexpr std::size_t kTrimEvery = 32;
-    std::vector<SimTime> at;
-    std::size_t head = 0;
-    void pop_until(SimTime t);
-    void push(SimTime e) { at.push_back(e); }
+    std::vector<SimTime> ring;
+    std::size_t head = 0, count = 0;
+    std::size_t size() const { return count; }
+    SimTime operator[](std::size_t i) const { return ring[(head + i) & (ring.size() - 1)]; }
+    void push(SimTime e) {
+      if (count == ring.size()) grow();
+      ring[(head + count) & (ring.size() - 1)] = e;
+      ++count;
+    }
+    void pop_until(SimTime t) {
+      const std::size_t mask = ring.size() - 1;
+      while (count > 0 && ring[head] <= t) {
+        head = (head + 1) & mask;
+        --count;
+      }
+    }
+    void clear() { head = count = 0; }
+    void grow();
   };
   struct Node {
     bool up = true;
