@@ -22,6 +22,7 @@
 #include "sim/cluster/coordination.hpp"
 #include "sim/cluster/tablet_balancer.hpp"
 #include "sim/core/check.hpp"
+#include "sim/engine/latency_classes.hpp"
 #include "sim/engine/simulation.hpp"
 
 namespace lbsim {
@@ -229,7 +230,7 @@ struct Simulation::Impl {
   bool pick_connection(const Op& op, NodeId host, std::uint32_t& conn, std::uint32_t& shard);
   void on_fault(std::uint32_t idx);
   void on_detect(std::uint32_t idx);
-  SimTime net(NodeId a, NodeId b) { return a == b ? 0 : lat_[lat_index_[a * n_ + b]].sample(net_rng_); }
+  SimTime net(NodeId a, NodeId b) { return a == b ? 0 : lat_[lat_class_.between(a, b)].sample(net_rng_); }
   SimTime net_client(NodeId n) { return lat_[client_lat_[n]].sample(net_rng_); }
   std::uint32_t shard_of_token(Token t) const;
   // The event-queue lane of (node, shard)'s completions (EventQueue::push_lane): the per_shard
@@ -316,7 +317,7 @@ struct Simulation::Impl {
   std::vector<std::uint64_t> busy_rejections_start_, node_hops_start_;
 
   std::vector<Dist> lat_;                 // 0: zero, then locality classes and DC pairs
-  std::vector<std::uint8_t> lat_index_;   // n x n
+  LatencyClasses lat_class_;              // index into lat_ of a pair of nodes
   std::vector<std::uint8_t> client_lat_;  // per node
   std::vector<std::uint8_t> server_up_;   // coordinators' (gossip) view
   std::vector<std::uint32_t> total_quorum_dc_;  // per DC: rf/2+1 (0 when rf = 0)

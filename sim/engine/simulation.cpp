@@ -31,26 +31,10 @@ Simulation::Impl::Impl(const Scenario& sc, const PolicyEntry& entry, std::unique
   // Network latency classes: 0 same node, 1 same rack, 2 same DC, 3 cross DC, 4.. DC pairs.
   const NetworkSpec& net = sc.network;
   lat_ = {Dist::constant(0), net.same_rack, net.same_dc, net.cross_dc};
-  auto dc_class = [&](std::uint32_t a, std::uint32_t b) -> std::uint8_t {
-    for (std::size_t k = 0; k < net.dc_pairs.size(); ++k) {
-      const auto& p = net.dc_pairs[k];
-      if ((p.from == a && p.to == b) || (p.from == b && p.to == a)) return static_cast<std::uint8_t>(4 + k);
-    }
-    return a == b ? 2 : 3;
-  };
   for (const auto& p : net.dc_pairs) lat_.push_back(p.latency);
-  lat_index_.assign(n_ * n_, 0);
+  lat_class_ = LatencyClasses(topo_, net);
   client_lat_.assign(n_, 0);
-  for (NodeId a = 0; a < n_; ++a) {
-    for (NodeId b = 0; b < n_; ++b) {
-      if (a == b) continue;
-      lat_index_[a * n_ + b] = topo_.node_rack[a] == topo_.node_rack[b] ? 1 : dc_class(topo_.node_dc[a], topo_.node_dc[b]);
-    }
-    const auto& c = sc.client;
-    client_lat_[a] = (c.rack_index >= 0 && static_cast<std::uint32_t>(c.rack_index) == topo_.node_rack[a])
-                         ? 1
-                         : dc_class(c.dc_index, topo_.node_dc[a]);
-  }
+  for (NodeId a = 0; a < n_; ++a) client_lat_[a] = lat_class_.client(sc.client.rack_index, sc.client.dc_index, a);
 
   // Replication factors per DC as the coordinator's CL arithmetic uses them.
   rf_ = RfTable::of(topo_, ring_.replication());
