@@ -5,6 +5,8 @@
 #include <cmath>
 #include <utility>
 
+#include <boost/sort/insert_sort/insert_sort.hpp>
+#include <boost/sort/pdqsort/pdqsort.hpp>
 #include <fmt/format.h>
 
 #include "sim/core/check.hpp"
@@ -13,7 +15,9 @@ namespace lbsim {
 
 namespace {
 constexpr long double kTwo64 = 18446744073709551616.0L;
-}
+// (token, node) as one unsigned number ordered as the pair.
+u128 ring_order_key(Token t, NodeId n) { return (static_cast<u128>(token_order(t)) << 32) | n; }
+}  // namespace
 
 Summary summarize(std::span<const double> values) {
   Summary s;
@@ -40,7 +44,12 @@ TokenRing::TokenRing(Topology topology, Replication replication)
   std::vector<std::pair<Token, NodeId>> ring;
   for (NodeId n = 0; n < topo_.nodes.size(); ++n)
     for (Token t : topo_.nodes[n].tokens) ring.emplace_back(t, n);
-  std::sort(ring.begin(), ring.end());
+  // std::pair's order as one unsigned 128-bit key (the token's bits flipped at the sign, so that
+  // unsigned order is the signed one): branch-free pattern-defeating quicksort (Boost.Sort) sorts
+  // random tokens about twice as fast as std::sort (768,000 tokens: 35 vs 77 ms, issue 14).
+  boost::sort::pdqsort_branchless(ring.begin(), ring.end(), [](const auto& a, const auto& b) {
+    return ring_order_key(a.first, a.second) < ring_order_key(b.first, b.second);
+  });
   tokens_.reserve(ring.size());
   owners_.reserve(ring.size());
   for (const auto& [t, n] : ring) {
@@ -224,9 +233,12 @@ void TokenRing::place_nts() {
       }
       LBSIM_DCHECK(left == 0 && got == p.target, "NTS walk must fill every DC within one lap");
     }
-    // Interleave DCs in ring-walk order; within a step the emission order is kept.
-    std::stable_sort(em_s.begin(), em_s.end(), by_step);
-    std::stable_sort(em_d.begin(), em_d.end(), by_step);
+    // Interleave DCs in ring-walk order; within a step the emission order is kept. A few entries,
+    // nearly in order (each DC's are): an insertion sort, stable (an entry moves only past greater
+    // ones), where std::stable_sort allocated a buffer for every range (a tenth of `analyze`'s
+    // instructions at 3,000 x 256).
+    boost::sort::insert_sort(em_s.begin(), em_s.end(), by_step);
+    boost::sort::insert_sort(em_d.begin(), em_d.end(), by_step);
     for (std::size_t r = 0; r < stride_; ++r) {
       server_[i * stride_ + r] = em_s[r].second;
       driver_[i * stride_ + r] = em_d[r].second;

@@ -4,9 +4,11 @@
 #include <optional>
 #include <unordered_map>
 
+#include <boost/sort/pdqsort/pdqsort.hpp>
 #include <fmt/format.h>
 
 #include "sim/core/error.hpp"
+#include "sim/core/int128.hpp"
 
 namespace lbsim {
 
@@ -31,9 +33,13 @@ Topology Topology::build(std::vector<NodeSpec> nodes, const std::string& path) {
   }
   for (std::size_t i = 0; i < nodes.size(); ++i)
     for (std::size_t k = 0; k < nodes[i].tokens.size(); ++k) owned.push_back({nodes[i].tokens[k], i, k});
-  std::sort(owned.begin(), owned.end(), [](const Owned& a, const Owned& b) {
-    return a.token != b.token ? a.token < b.token : a.node != b.node ? a.node < b.node : a.k < b.k;
-  });
+  // (token, node, k) as one unsigned 128-bit number (node and k are below 2^32): a branch-free
+  // comparison, which Boost.Sort's branch-free pdqsort sorts about twice as fast as std::sort.
+  auto order = [](const Owned& o) {
+    return (static_cast<u128>(token_order(o.token)) << 64) | (static_cast<u128>(o.node) << 32) | o.k;
+  };
+  boost::sort::pdqsort_branchless(owned.begin(), owned.end(),
+                                  [&](const Owned& a, const Owned& b) { return order(a) < order(b); });
   std::optional<Owned> dup;  // the repeating token's position
   std::size_t dup_owner = 0;  // the node that had it first
   for (std::size_t j = 1; j < owned.size(); ++j)

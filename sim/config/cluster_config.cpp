@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <set>
 
+#include <boost/sort/pdqsort/pdqsort.hpp>
 #include <fmt/format.h>
 
 #include "sim/config/topology_file.hpp"
@@ -48,7 +49,7 @@ std::vector<std::vector<Token>> random_tokens(std::size_t nodes, std::size_t num
   std::vector<Token> all;
   all.reserve(nodes * num_tokens);
   for (const auto& v : out) all.insert(all.end(), v.begin(), v.end());
-  std::sort(all.begin(), all.end());
+  boost::sort::pdqsort_branchless(all.begin(), all.end());  // about twice std::sort's speed on random tokens
   if (std::adjacent_find(all.begin(), all.end()) == all.end()) return out;
   std::set<Token> used;
   return draw([&](Token t) { return !used.insert(t).second; });
