@@ -9,20 +9,18 @@
 namespace lbsim {
 
 NodeModel::NodeModel(const NodeModelSpec& spec, std::size_t nodes, const FaultSpec& faults)
-    : spec_(&spec), nodes_(nodes) {
+    : spec_(&spec), hot_(nodes), counters_(nodes), servers_(nodes * spec.shards), cold_(nodes) {
   for (std::size_t i = 0; i < nodes; ++i) {
-    nodes_[i].free_at.assign(spec.shards, 0);
-    nodes_[i].ends.resize(spec.shards);
-    nodes_[i].server_busy.assign(spec.shards, 0);
-    if (i < spec.speed.size()) nodes_[i].speed = spec.speed[i];
-    nodes_[i].inv_speed = 1.0 / nodes_[i].speed;
+    if (i < spec.speed.size()) cold_[i].speed = spec.speed[i];
+    hot_[i].inv_speed = 1.0 / cold_[i].speed;
   }
   for (const auto& f : faults.events) {
     if (f.node >= nodes) continue;
-    if (f.kind == FaultKind::Slow) nodes_[f.node].slow.push_back({f.at, f.at + f.duration, f.factor});
-    if (f.kind == FaultKind::Pause) nodes_[f.node].pauses.push_back({f.at, f.at + f.duration, 1.0});
+    if (f.kind == FaultKind::Slow) cold_[f.node].slow.push_back({f.at, f.at + f.duration, f.factor});
+    if (f.kind == FaultKind::Pause) cold_[f.node].pauses.push_back({f.at, f.at + f.duration, 1.0});
   }
-  for (auto& n : nodes_) {
+  for (std::size_t i = 0; i < nodes; ++i) {
+    Cold& n = cold_[i];
     auto by_start = [](const Window& a, const Window& b) { return a.start < b.start; };
     std::sort(n.slow.begin(), n.slow.end(), by_start);
     std::sort(n.pauses.begin(), n.pauses.end(), by_start);
@@ -33,11 +31,13 @@ NodeModel::NodeModel(const NodeModelSpec& spec, std::size_t nodes, const FaultSp
       else merged.push_back(w);
     }
     n.pauses = std::move(merged);
+    hot_[i].has_slow = !n.slow.empty();
+    hot_[i].has_pauses = !n.pauses.empty();
   }
 }
 
-SimTime NodeModel::paused_until(NodeId n, SimTime t) const {
-  for (const auto& w : nodes_[n].pauses) {
+SimTime NodeModel::paused_until_slow(NodeId n, SimTime t) const {
+  for (const auto& w : cold_[n].pauses) {
     if (w.start > t) break;
     if (t < w.end) return w.end;
   }
@@ -51,9 +51,9 @@ void NodeModel::Ends::grow() {
   head = 0;
 }
 
-SimTime NodeModel::paused_within(const Node& n, SimTime a, SimTime b) {
+SimTime NodeModel::paused_within(NodeId n, SimTime a, SimTime b) const {
   SimTime p = 0;
-  for (const auto& w : n.pauses) {
+  for (const auto& w : cold_[n].pauses) {
     if (w.start >= b) break;
     const SimTime lo = std::max(a, w.start), hi = std::min(b, w.end);
     if (hi > lo) p += hi - lo;
@@ -62,18 +62,21 @@ SimTime NodeModel::paused_within(const Node& n, SimTime a, SimTime b) {
 }
 
 SimTime NodeModel::enqueue(NodeId id, std::uint32_t shard, SimTime now, double service, SimTime deadline) {
-  Node& n = nodes_[id];
+  const Hot& h = hot_[id];
+  Server* sv = servers_of(id);
+  const std::size_t servers = spec_->shards;
   std::size_t server = 0;
   if (spec_->discipline == Discipline::PerShard) {
-    const std::size_t servers = n.free_at.size();
     server = shard < servers ? shard : shard % servers;  // no division in the usual case
   } else {
-    for (std::size_t i = 1; i < n.free_at.size(); ++i)
-      if (n.free_at[i] < n.free_at[server]) server = i;
+    for (std::size_t i = 1; i < servers; ++i)
+      if (sv[i].free_at < sv[server].free_at) server = i;
   }
-  SimTime start = std::max(now, n.free_at[server]);
-  if (!n.pauses.empty()) start = paused_until(id, start);
-  Ends& ends = n.ends[server];
+  Server& s = sv[server];
+  NodeCounters& c = counters_[id];
+  SimTime start = std::max(now, s.free_at);
+  if (h.has_pauses) start = paused_until_slow(id, start);
+  Ends& ends = s.ends;
   // Ended items are trimmed in batches: snapshot() skips those that ended by its instant anyway,
   // and one pass over 32 costs fewer mispredicted branches than a check at every arrival
   // (issue 14: about 2.8 per operation on configs/default.json).
@@ -81,45 +84,49 @@ SimTime NodeModel::enqueue(NodeId id, std::uint32_t shard, SimTime now, double s
   if (start > deadline) {
     // Expired while it waited: dequeued and discarded at its start, using no server time.
     ends.push(start);
-    n.counters.sojourn += start - now;
+    c.sojourn += start - now;
     return kDropped;
   }
-  double factor = n.inv_speed;
-  for (const auto& w : n.slow) {
-    if (w.start > start) break;
-    if (start < w.end) factor *= w.factor;
-  }
+  double factor = h.inv_speed;
+  if (h.has_slow)
+    for (const auto& w : cold_[id].slow) {
+      if (w.start > start) break;
+      if (start < w.end) factor *= w.factor;
+    }
   const double scaled = service * factor;
   SimTime end = start + (scaled <= 0 ? 0 : static_cast<SimTime>(scaled + 0.5));
   const SimTime work = end - start;
-  for (const auto& w : n.pauses) {
-    if (w.start >= end) break;
-    if (w.start > start) end += w.end - w.start;  // in service when the pause began
-  }
+  if (h.has_pauses)
+    for (const auto& w : cold_[id].pauses) {
+      if (w.start >= end) break;
+      if (w.start > start) end += w.end - w.start;  // in service when the pause began
+    }
   LBSIM_DCHECK(start >= now && end >= start && work >= 0, "work ends before it starts or starts before it arrives");
-  n.free_at[server] = end;
+  s.free_at = end;
   ends.push(end);
-  n.server_busy[server] += work;
-  n.counters.busy += work;
-  n.counters.sojourn += end - now;
+  s.busy += work;
+  c.busy += work;
+  c.sojourn += end - now;
   return end;
 }
 
 NodeSnapshot NodeModel::snapshot(NodeId id, SimTime t) const {
-  const Node& n = nodes_[id];
+  const NodeCounters& c = counters_[id];
+  const Server* sv = servers_of(id);
   NodeSnapshot s;
-  s.counters = n.counters;
-  s.busy = n.counters.busy;
-  s.in_system = n.counters.sojourn;
-  s.server_busy = n.server_busy;
-  for (std::size_t k = 0; k < n.free_at.size(); ++k) {
+  s.counters = c;
+  s.busy = c.busy;
+  s.in_system = c.sojourn;
+  s.server_busy.resize(spec_->shards);
+  for (std::size_t k = 0; k < spec_->shards; ++k) s.server_busy[k] = sv[k].busy;
+  for (std::size_t k = 0; k < spec_->shards; ++k) {
     // After its last arrival a server works without a gap until free_at, apart from pauses.
-    if (n.free_at[k] > t) {
-      const SimTime ahead = n.free_at[k] - t - paused_within(n, t, n.free_at[k]);
+    if (sv[k].free_at > t) {
+      const SimTime ahead = sv[k].free_at - t - paused_within(id, t, sv[k].free_at);
       s.busy -= ahead;
       s.server_busy[k] -= ahead;
     }
-    const Ends& e = n.ends[k];
+    const Ends& e = sv[k].ends;
     for (std::size_t i = 0; i < e.size(); ++i)
       if (e[i] > t) s.in_system -= e[i] - t;
   }
@@ -128,24 +135,29 @@ NodeSnapshot NodeModel::snapshot(NodeId id, SimTime t) const {
 }
 
 void NodeModel::set_down(NodeId id, SimTime t) {
-  Node& n = nodes_[id];
-  if (!n.up) return;
-  n.up = false;
-  n.down_at.push_back(t);
+  Hot& h = hot_[id];
+  if (!h.up) return;
+  h.up = false;
+  cold_[id].down_at.push_back(t);
+  ++h.downs;
   // Queued work is lost: the server time and queue time it would have used after `t` never happen.
   const NodeSnapshot s = snapshot(id, t);
-  n.counters.busy = s.busy;
-  n.counters.sojourn = s.in_system;
-  n.server_busy = s.server_busy;
-  for (auto& e : n.ends) e.clear();
-  std::fill(n.free_at.begin(), n.free_at.end(), t);
+  counters_[id].busy = s.busy;
+  counters_[id].sojourn = s.in_system;
+  Server* sv = servers_of(id);
+  for (std::size_t k = 0; k < spec_->shards; ++k) {
+    sv[k].busy = s.server_busy[k];
+    sv[k].ends.clear();
+    sv[k].free_at = t;
+  }
 }
 
 void NodeModel::set_up(NodeId id, SimTime t) {
-  Node& n = nodes_[id];
-  if (n.up) return;
-  n.up = true;
-  std::fill(n.free_at.begin(), n.free_at.end(), t);
+  Hot& h = hot_[id];
+  if (h.up) return;
+  h.up = true;
+  Server* sv = servers_of(id);
+  for (std::size_t k = 0; k < spec_->shards; ++k) sv[k].free_at = t;
 }
 
 }  // namespace lbsim
