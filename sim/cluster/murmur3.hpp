@@ -17,8 +17,9 @@ namespace lbsim {
 using Token = std::int64_t;
 inline constexpr Token kMinToken = std::numeric_limits<Token>::min();
 inline constexpr Token kMaxToken = std::numeric_limits<Token>::max();
-// A token as an unsigned number in the same order (its sign bit flipped): sort keys compared
-// without a branch.
+// A token as an unsigned number in the same order (its sign bit flipped, the same as adding 2^63):
+// its position on the ring from 0 (ring buckets, tablets, shards, sort keys compared without a
+// branch).
 constexpr std::uint64_t token_order(Token t) { return static_cast<std::uint64_t>(t) ^ (std::uint64_t{1} << 63); }
 
 // h1 of Cassandra's MurmurHash3 variant, before the MIN -> MAX normalization.

@@ -106,7 +106,7 @@ class TokenRing {
 
  private:
   std::uint64_t bucket_of(Token t) const {
-    return (static_cast<std::uint64_t>(t) ^ (std::uint64_t{1} << 63)) >> bucket_shift_;
+    return token_order(t) >> bucket_shift_;
   }
   TokenRing() = default;
   void build_buckets();

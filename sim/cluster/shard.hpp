@@ -17,7 +17,7 @@ struct Sharding {
 };
 
 inline std::uint32_t shard_of(Token token, Sharding s) {
-  std::uint64_t u = static_cast<std::uint64_t>(token) + (std::uint64_t{1} << 63);
+  std::uint64_t u = token_order(token);
   u = s.msb_ignore >= 64 ? 0 : (u << s.msb_ignore);
   return static_cast<std::uint32_t>((static_cast<u128>(u) * s.nr_shards) >> 64);
 }

@@ -40,7 +40,7 @@ std::uint64_t tablet_count(const TabletOptions& o, std::span<const DcShards> dcs
 // log2 of a power of two N.
 int tablet_log2(std::uint64_t count);
 inline std::uint64_t tablet_index(Token t, int log2_count) {
-  const std::uint64_t u = static_cast<std::uint64_t>(t) + (std::uint64_t{1} << 63);
+  const std::uint64_t u = token_order(t);
   return log2_count == 0 ? 0 : u >> (64 - log2_count);
 }
 Token tablet_last_token(std::uint64_t index, int log2_count);

@@ -9,7 +9,7 @@ OpGenerator::OpGenerator(const WorkloadSpec& spec, Rng rng) : spec_(&spec), rng_
 std::uint32_t rows_of(const WorkloadSpec& spec, Token token) {
   if (spec.fat_fraction <= 0) return spec.rows;
   // The token as a fraction of the ring, in [0, 1).
-  const double f = static_cast<double>(static_cast<std::uint64_t>(token) ^ (std::uint64_t{1} << 63)) * 0x1.0p-64;
+  const double f = static_cast<double>(token_order(token)) * 0x1.0p-64;
   return f < spec.fat_fraction ? spec.fat_rows : spec.rows;
 }
 
