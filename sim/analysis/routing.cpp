@@ -127,9 +127,10 @@ Routing coordinator_routing(const TokenRing& ring, const RoutingSpec& spec, cons
   // built where it stays. setFromTriplets built a column-major copy and transposed it, a fifth of
   // `analyze` at 3,000 x 256 (issue 14); the matrix is the same (a row never names a node twice).
   out.routed.resize(static_cast<Eigen::Index>(ring.size()), static_cast<Eigen::Index>(n));
-  if (ring.size() > 0)
-    out.routed.reserve(Eigen::VectorXi::Constant(static_cast<Eigen::Index>(ring.size()),
-                                                 static_cast<int>(std::max<std::size_t>(1, ring.replicas_at(0, ReplicaOrder::Driver).size()))));
+  if (ring.size() > 0) {
+    const std::size_t per_row = std::max<std::size_t>(1, ring.replicas_at(0, ReplicaOrder::Driver).size());
+    out.routed.reserve(Eigen::VectorXi::Constant(static_cast<Eigen::Index>(ring.size()), static_cast<int>(per_row)));
+  }
   std::vector<std::pair<int, double>> entries;  // one row's (node, share)
   out.fallback.assign(ring.size(), 0);
   // NEUTRAL: each host's position in the child's lists, so the first local replica met in a
@@ -183,7 +184,8 @@ Routing coordinator_routing(const TokenRing& ring, const RoutingSpec& spec, cons
         break;
       }
     }
-    boost::sort::insert_sort(entries.begin(), entries.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+    boost::sort::insert_sort(entries.begin(), entries.end(),
+                             [](const auto& a, const auto& b) { return a.first < b.first; });
     for (std::size_t k = 0; k < entries.size(); ++k) {
       LBSIM_DCHECK(k == 0 || entries[k - 1].first < entries[k].first, "a routing row names a node twice");
       out.routed.insert(row, entries[k].first) = entries[k].second;

@@ -328,8 +328,8 @@ struct Simulation::Impl {
   // Progress of the workload.
   std::uint64_t issued_ = 0, finished_ = 0, completed_ = 0, failed_ = 0, in_flight_ = 0;
   // From this many operations in flight their records (about 450 bytes each, 900 KB) outgrow a
-  // core's 512 KiB L2 cache, and the handlers prefetch the records that later events will read cold; below it the
-  // prefetches would only cost instructions.
+  // core's 512 KiB L2 cache, and the handlers prefetch the records that later events will read
+  // cold; below it the prefetches would only cost instructions.
   static constexpr std::uint64_t kColdInFlight = 2048;
   // The slots prefetched last (kNone: none yet); stale ones are harmless, prefetches never fault.
   static constexpr std::uint32_t kNone = 0xffffffffu;
