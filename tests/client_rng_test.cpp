@@ -11,6 +11,7 @@
 #include "sim/client/client_cpu.hpp"
 #include "sim/config/scenario.hpp"
 #include "sim_test_util.hpp"
+#include "test_scale.hpp"
 
 namespace lbsim {
 namespace {
@@ -148,6 +149,7 @@ double seed_ratio(int cores, int threads) {
 }
 
 TEST(ClientRng, SeedScenarioAtTheMeasuredCostStaysFlatFromTwoTo64Cores) {
+  LBSIM_OPTIMIZED_SUITE_ONLY();
   // configs/seed-shared-rng.json (16 threads) with its measured defaults. The fitted model gave
   // 1.07, 1.40, 5.2 and 14 at 4, 8, 16 and 32 cores.
   for (const int cores : {2, 4, 8, 16, 32, 64}) {

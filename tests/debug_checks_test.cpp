@@ -8,6 +8,7 @@
 
 #include "sim/core/check.hpp"
 #include "sim/engine/slab.hpp"
+#include "test_scale.hpp"
 
 namespace {
 
@@ -36,6 +37,20 @@ TEST(DebugChecks, TheConditionIsEvaluatedOnlyInDebugBuilds) {
 #else
   EXPECT_EQ(evaluated, 0);
 #endif
+}
+
+}  // namespace
+
+// The ASan runtime defines __asan_init; a weak reference to it is null in a build without it.
+extern "C" void __asan_init() __attribute__((weak));
+
+namespace {
+
+// tests/test_scale.hpp skips its full-size validations exactly when AddressSanitizer is linked:
+// the optimized suite must run them, the sanitizer suite must not.
+TEST(DebugChecks, TheFullSizeValidationsAreSkippedExactlyUnderAddressSanitizer) {
+  const bool asan_linked = &__asan_init != nullptr;
+  EXPECT_EQ(lbsim::testing::kSanitizerBuild, asan_linked);
 }
 
 }  // namespace

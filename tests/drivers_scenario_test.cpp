@@ -6,10 +6,12 @@
 
 #include "sim/config/scenario.hpp"
 #include "sim_test_util.hpp"
+#include "test_scale.hpp"
 
 namespace lbsim::drivers_scenario_test {
 
 TEST(DriversScenario, OnlyTheInFlightAwareDefaultsAvoidTheSlowNode) {
+  LBSIM_OPTIMIZED_SUITE_ONLY();
   const Scenario sc = load_scenario(std::string(LBSIM_SOURCE_DIR) + "/configs/drivers.json");
   ASSERT_EQ(sc.policies.size(), 6u);
   for (const char* fast : {"java4", "nodejs"}) {

@@ -7,6 +7,7 @@
 #include <cstdio>
 
 #include "sim_test_util.hpp"
+#include "test_scale.hpp"
 
 namespace lbsim {
 namespace {
@@ -49,10 +50,14 @@ void check_mm1(double rho, std::uint64_t ops) {
 }
 
 TEST(QueueingValidation, MM1AtRhoHalfMatchesClosedForm) { check_mm1(0.5, 1'000'000); }
-TEST(QueueingValidation, MM1AtRhoPointEightMatchesClosedForm) { check_mm1(0.8, 3'000'000); }
+TEST(QueueingValidation, MM1AtRhoPointEightMatchesClosedForm) {
+  LBSIM_OPTIMIZED_SUITE_ONLY();
+  check_mm1(0.8, 3'000'000);
+}
 
 // The shared discipline with c threads is M/M/c: mean sojourn from Erlang C, within 2 %.
 TEST(QueueingValidation, SharedDisciplineMatchesErlangC) {
+  LBSIM_OPTIMIZED_SUITE_ONLY();
   const double service_us = 100, mu = 1e6 / service_us;
   for (const int c : {2, 4}) {
     const double lambda = 0.8 * c * mu;
@@ -73,6 +78,7 @@ TEST(QueueingValidation, SharedDisciplineMatchesErlangC) {
 // tablets' keys: mean sojourn = sum_s p_s / (mu - lambda p_s), within 2 %; the shards' utilizations
 // are lambda p_s / mu within 2 %.
 TEST(QueueingValidation, TabletShardsAreMM1QueuesFedByTheirTabletsShare) {
+  LBSIM_OPTIMIZED_SUITE_ONLY();
   const double service_us = 100, mu = 1e6 / service_us;
   const double lambda = 0.8 * mu * 32 / 11;  // the busiest shards at rho 0.8
   auto doc = queue_doc(lambda, service_us, 2'000'000);

@@ -11,6 +11,7 @@
 #include "sim/analysis/scenario_model.hpp"
 #include "sim/config/scenario.hpp"
 #include "sim_test_util.hpp"
+#include "test_scale.hpp"
 
 namespace lbsim {
 namespace {
@@ -46,6 +47,7 @@ RunResult run_with(int shards, const std::string& connections, int threads = 0, 
 // short shard-aware run sits a little under capacity (1/sqrt(ops per shard)); 600k operations keep
 // that under 1 %.
 TEST(ShardAware, E7NonShardAwareThroughputFollowsTheHopCost) {
+  LBSIM_OPTIMIZED_SUITE_ONLY();
   for (const int s : {1, 4, 8}) {
     const RunResult aware = run_with(s, "shard_aware"), plain = run_with(s, "plain");
     const double ratio = plain.throughput() / aware.throughput();
@@ -64,6 +66,7 @@ TEST(ShardAware, E7NonShardAwareThroughputFollowsTheHopCost) {
 }
 
 TEST(ShardAware, E7HoldsOnAThreeNodeClusterWithRf3WritesAndReads) {
+  LBSIM_OPTIMIZED_SUITE_ONLY();
   // configs/shard-aware.json (3 nodes, RF 3, half LOCAL_ONE reads, half writes to 3 replicas):
   // every node's work for a request hops at cross_shard_cost x that work, so the cluster follows
   // the same 1 / (1 + 0.36 (S-1)/S).
@@ -82,6 +85,7 @@ TEST(ShardAware, E7HoldsOnAThreeNodeClusterWithRf3WritesAndReads) {
 }
 
 TEST(ShardAware, TheModelsPerShardBoundCountsTheHops) {
+  LBSIM_OPTIMIZED_SUITE_ONLY();
   // The analytic bound against the saturated simulation, and against the closed form
   // S / (coordinator + write) / (1 + 0.36 (S-1)/S).
   for (const int s : {4, 8}) {

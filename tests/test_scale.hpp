@@ -1,0 +1,31 @@
+// Statistical validations that need millions of simulated operations run in the optimized suite
+// only. Under AddressSanitizer (`scripts/dev sanitize`: clang, -O1, ASan + UBSan, the invariant
+// checks after every event) they ran about ten times slower, 200 of that suite's 500 test-seconds,
+// while the code they run is the same engine path as the smaller tests that do run there. Their
+// assertions are about sampling error at a given size, so they are skipped there rather than
+// shrunk; the skip is reported by GoogleTest and ctest, not hidden.
+#pragma once
+#include <gtest/gtest.h>
+
+namespace lbsim::testing {
+
+#if defined(__SANITIZE_ADDRESS__)
+inline constexpr bool kSanitizerBuild = true;
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+inline constexpr bool kSanitizerBuild = true;
+#else
+inline constexpr bool kSanitizerBuild = false;
+#endif
+#else
+inline constexpr bool kSanitizerBuild = false;
+#endif
+
+}  // namespace lbsim::testing
+
+// First statement of such a test.
+#define LBSIM_OPTIMIZED_SUITE_ONLY()                                                              \
+  do {                                                                                            \
+    if (::lbsim::testing::kSanitizerBuild)                                                        \
+      GTEST_SKIP() << "statistical validation at full sample size: runs in the optimized suite"; \
+  } while (0)
