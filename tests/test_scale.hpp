@@ -1,9 +1,9 @@
 // Statistical validations that need millions of simulated operations run in the optimized suite
-// only. Under AddressSanitizer (`scripts/dev sanitize`: clang, -O1, ASan + UBSan, the invariant
-// checks after every event) they ran about ten times slower, 200 of that suite's 500 test-seconds,
-// while the code they run is the same engine path as the smaller tests that do run there. Their
-// assertions are about sampling error at a given size, so they are skipped there rather than
-// shrunk; the skip is reported by GoogleTest and ctest, not hidden.
+// only. Under AddressSanitizer (`scripts/dev sanitize`: clang, ASan + UBSan, the simulation's
+// libraries at -O1, the Debug invariant checks) they ran about ten times slower, 200 of that
+// suite's 500 test-seconds, while the code they run is the same engine path as the smaller tests
+// that do run there. Their assertions are about sampling error at a given size, so they are
+// skipped there rather than shrunk; the skip is reported by GoogleTest and ctest, not hidden.
 #pragma once
 #include <gtest/gtest.h>
 
