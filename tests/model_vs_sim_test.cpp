@@ -12,6 +12,7 @@
 #include "sim/analysis/scenario_model.hpp"
 #include "sim/cluster/shard.hpp"
 #include "sim/engine/simulation.hpp"
+#include "test_scale.hpp"
 
 namespace lbsim {
 namespace {
@@ -22,6 +23,7 @@ struct ScenarioCase {
 };
 
 TEST(ModelVsSim, SimulatedSharesFallWithinTheSamplingErrorOfTheModel) {
+  LBSIM_OPTIMIZED_SUITE_ONLY();
   const std::vector<ScenarioCase> cases{{"default.json", 60000},
                                         {"two-dc-local-quorum.json", 60000},
                                         {"hot-partition.json", 60000},
@@ -63,6 +65,7 @@ TEST(ModelVsSim, SimulatedSharesFallWithinTheSamplingErrorOfTheModel) {
 // the scenario's own seed 0.987 to 1.000). For TOPOLOGICAL, which
 // sends every hot read to one replica, the per-node bound would overstate it by more than 25%.
 TEST(ModelVsSim, SaturatedThroughputMeetsThePerShardBound) {
+  LBSIM_OPTIMIZED_SUITE_ONLY();
   const Scenario sc = load_scenario(std::string(LBSIM_SOURCE_DIR) + "/configs/hot-partition.json",
                                     {});
   const ScenarioModel m = analyze_scenario(sc);

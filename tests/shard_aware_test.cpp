@@ -103,6 +103,7 @@ TEST(ShardAware, TheModelsPerShardBoundCountsTheHops) {
 }
 
 TEST(ShardAware, NoConnectionModelKeepsTheIdealisedPath) {
+  LBSIM_OPTIMIZED_SUITE_ONLY();
   const RunResult none = run_with(4, "none"), aware = run_with(4, "shard_aware");
   EXPECT_EQ(none.nodes[0].cross_shard_hops, 0u);
   EXPECT_FALSE(none.nodes[0].connections.has_value());

@@ -16,6 +16,7 @@
 #include "sim/config/scenario.hpp"
 #include "sim/report/report_json.hpp"
 #include "sim_test_util.hpp"
+#include "test_scale.hpp"
 
 namespace lbsim::tablets_engine_test {
 
@@ -153,6 +154,7 @@ TEST(TabletsEngine, E5ReadOnlyLearningLeavesAWriteOnlyClientOnTheVnodeMap) {
 }
 
 TEST(TabletsEngine, E4Scylla19107NeutralSkewsTheOldNodesFourToOneToOneWhileTheClusterGrows) {
+  LBSIM_OPTIMIZED_SUITE_ONLY();
   // 3 -> 6 nodes at t = 6 s; the driver appends the new hosts at t = 7 s; the first migrations
   // finish after 0.5 + 10 + 0.5 s, so t = 7..17 s has all tablets on the old nodes. Timeline
   // points of 5 s: 0 is before the growth, 2 during it.

@@ -1,8 +1,10 @@
-// Statistical validations that need millions of simulated operations run in the optimized suite
-// only. Under AddressSanitizer (`scripts/dev sanitize`: clang, ASan + UBSan, the simulation's
-// libraries at -O1, the Debug invariant checks) they ran about ten times slower, 200 of that
-// suite's 500 test-seconds, while the code they run is the same engine path as the smaller tests
-// that do run there. Their assertions are about sampling error at a given size, so they are
+// Statistical validations that need hundreds of thousands to millions of simulated operations run
+// in the optimized suite only. Under AddressSanitizer (`scripts/dev sanitize`: clang, ASan + UBSan,
+// the simulation's libraries at -O1, the Debug invariant checks) they run about ten times slower:
+// the first eight were 200 of that suite's 500 test-seconds, the five added later (the model-vs-
+// simulation shares and saturation bound, M/M/1 at rho 0.5, tablets' E4 timeline, the shard-aware
+// throughput ratio) another 85. The code they run is the same engine path as the smaller tests
+// that do run there (tablet migrations, for one, in E9 and the join / drain / decommission tests). Their assertions are about sampling error at a given size, so they are
 // skipped there rather than shrunk; the skip is reported by GoogleTest and ctest, not hidden.
 #pragma once
 #include <gtest/gtest.h>
