@@ -74,6 +74,13 @@ class NodeModel {
   void set_up(NodeId n, SimTime t);
 
   std::size_t size() const { return hot_.size(); }
+  // A hint that work will soon arrive at (node, shard): its state, counters and server lines.
+  void prefetch(NodeId n, std::uint32_t shard) const {
+    __builtin_prefetch(&hot_[n]);
+    __builtin_prefetch(&counters_[n]);
+    const std::uint32_t servers = spec_->shards;
+    __builtin_prefetch(servers_of(n) + (shard < servers ? shard : shard % servers));
+  }
   std::uint32_t servers() const { return spec_->shards; }
   NodeCounters& counters(NodeId n) { return counters_[n]; }
   const NodeCounters& counters(NodeId n) const { return counters_[n]; }

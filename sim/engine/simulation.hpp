@@ -42,9 +42,15 @@ struct Progress {
   double wall_s = 0;
 };
 
+// Whether the engine draws operations ahead to prefetch their lookups (Simulation::Impl, issue
+// 14): Auto on rings whose lookup tables exceed 1 MiB. It changes no result, only the speed;
+// tests force it On and Off to check that.
+enum class DrawAhead : std::uint8_t { Auto, On, Off };
+
 struct RunOptions {
   const std::atomic<bool>* cancel = nullptr;             // polled; a cancelled run throws Cancelled
   std::function<void(const Progress&)> progress;          // called about twice a second of wall time
+  DrawAhead draw_ahead = DrawAhead::Auto;
 };
 
 struct Cancelled : std::runtime_error {

@@ -114,6 +114,7 @@ struct EngineResult {
   double ops_per_wall_s = 0;
   double ns_per_op = 0;
   double peak_rss_mb = 0;
+  bool draw_ahead = false;  // operations were drawn ahead to prefetch their lookups (large rings)
 };
 
 struct RunResult {
