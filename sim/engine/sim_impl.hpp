@@ -337,7 +337,7 @@ struct Simulation::Impl {
   static constexpr std::uint32_t kNone = 0xffffffffu;
   std::uint32_t prefetched_job_ = kNone, prefetched_attempt_ = kNone;
   // Draws ahead (issue 14). On a ring whose lookup tables outgrow the caches (3,000 nodes x 256
-  // tokens: 19 MB) an operation's token lookup and replica rows are three dependent cache misses,
+  // tokens: 29 MB) an operation's token lookup and replica rows are three dependent cache misses,
   // and its replicas' queue state three more. A generated workload's draws do not depend on the
   // simulation, so the engine draws kAhead operations ahead, in the generator's order (the k-th
   // operation started still gets the k-th draw), and each start prefetches one step further for

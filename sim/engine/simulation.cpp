@@ -176,6 +176,7 @@ void Simulation::Impl::start_op(std::uint32_t thread) {
 
 bool Simulation::Impl::next_draw(OpDraw& d, std::uint32_t& range) {
   if (!lookahead_) return gen_.next(d);
+  static_assert(kAhead == 4, "the steps below take the waiting draws 0, 1 and 2 (3: just drawn)");
   constexpr std::size_t mask = kAheadSlots - 1;
   auto at = [&](std::size_t i) -> Ahead& { return ahead_[(ahead_head_ + i) & mask]; };
   if (ahead_count_ == 0) {
@@ -328,7 +329,7 @@ void Simulation::Impl::dispatch(const EventQueue::Event& e) {
 RunResult Simulation::Impl::run(const RunOptions& options) {
   const auto wall0 = std::chrono::steady_clock::now();
   // Draws ahead where the lookup tables outgrow 1 MiB: they no longer stay in a core's 512 KiB
-  // L2 beside the rest (6 nodes x 256 tokens: 57 KB; 3,000 x 256: 19 MB).
+  // L2 beside the rest (6 nodes x 256 tokens: 57 KB; 3,000 x 256: 29 MB).
   const bool may_look_ahead = !sc_.workload.trace && !tablets_ && !vnode_changes_;
   lookahead_ = may_look_ahead && (options.draw_ahead == DrawAhead::Auto ? ring_.lookup_bytes() > (std::size_t{1} << 20)
                                                                         : options.draw_ahead == DrawAhead::On);
