@@ -76,7 +76,11 @@ TEST(EngineDrawAhead, ANodeGoingDownAndUpIsIdentical) {
   jsonin::Json doc = many_policies(cluster_doc(12, 48, 20000));
   doc["faults"] = jsonin::Json::parse(R"({"driver_detection_ms": 50, "server_detection_ms": 80,
       "events": [{"at_s": 0.2, "node": "n3", "kind": "down", "duration_s": 0.3}]})");
-  expect_same_reports(build(std::move(doc)), 20000);
+  doc["timeouts"] = jsonin::Json::parse(R"({"client_ms": 20})");
+  const Scenario sc = build(std::move(doc));
+  // The fault is inside the run: attempts sent to n3 before the driver noticed were retried.
+  EXPECT_GT(run_with(sc, sc.policies.front(), DrawAhead::On).client.retries, 0u);
+  expect_same_reports(sc, 20000);
 }
 
 TEST(EngineDrawAhead, AutoDrawsAheadExactlyWhenTheRingsTablesExceedOneMebibyte) {
