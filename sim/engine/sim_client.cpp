@@ -226,9 +226,11 @@ void Simulation::Impl::on_client_response(std::uint32_t cr) {
   op.answer_success = success;
   op.answer_error = error;
   // Once decoded, the operation ends and its thread's next one reuses this slot (the slab is
-  // LIFO) and writes a new plan into its arena, last written when this operation started: at
-  // 10,000 client threads three cold lines, fetched during the decode (issue 14).
-  if (in_flight_ >= kColdInFlight) prefetch_op_extra(id);
+  // LIFO) and writes a new plan into its arena, last written when this operation started: cold at
+  // 10,000 client threads. No prefetch here: one during the decode (PREFETCHT0 of its three lines)
+  // left the arena's first line as slow to read at the next start as none did (rdtscp-timed,
+  // 1M operations: 256-272 vs 193-301 cycles; its other two lines about 100 either way), and a
+  // PREFETCHW of it one event ahead made that read hit but not the run faster (issue 14).
   const SimTime end = cpu_.run(now_, op.decode_ns, 0, 0, op.thread);
   if (end == now_) {
     on_decoded(id);
@@ -236,11 +238,6 @@ void Simulation::Impl::on_client_response(std::uint32_t cr) {
   }
   op.decoding = true;
   q_.push(end, kDecoded, id);
-}
-
-void Simulation::Impl::prefetch_op_extra(std::uint32_t id) {
-  const auto* extra = reinterpret_cast<const char*>(&op_extra_[id]);
-  for (std::size_t line = 0; line < sizeof(OpExtra); line += 64) __builtin_prefetch(extra + line, 1);
 }
 
 void Simulation::Impl::on_decoded(std::uint32_t id) {

@@ -177,9 +177,6 @@ struct Simulation::Impl {
   void arm(std::uint32_t which);
   bool timer_live(std::uint32_t which, const DeadlineFifo::Entry& e) const;
   void on_decoded(std::uint32_t op);
-  // Out of line, so that the handler that calls it (only with many operations in flight) keeps
-  // its size, and with it the compiler's inlining of its callees.
-  [[gnu::noinline]] void prefetch_op_extra(std::uint32_t op);
   void mark_sent(NodeId host, std::uint32_t shard);
   void drain_sends();  // attempts whose send time has come count as in flight
 
