@@ -1,8 +1,8 @@
 // The event set alone, as a "hold" loop: pop the earliest event, push one at now + an exponential
 // increment, with a constant number of pending events (the argument: 260 is the default
 // scenario's mean count of pending events at a pop, 13,070 its mean with 10,000 client threads;
-// both measured over 1M operations on 2026-12-01. The issue's 336 and 16,384, used until then,
-// predate the events that later changes removed). Issue 14 compares the engine's
+// both measured over 1M operations on 2026-12-01, as the size of the set when each pop began;
+// until then the loops ran at the issue's 336 and 16,384). Issue 14 compares the engine's
 // cost per event (BM_RunDefaultScenario: ns_per_op / events per op) with this bare loop, for
 // lbsim's EventQueue (the calendar queue the engine uses), its 4-ary EventHeap (the previous
 // event set, now the calendar's overflow) and std::priority_queue (a binary heap).
