@@ -10,49 +10,61 @@ namespace {
 
 class DcRoundRobin;
 
+// 96 bytes (spans kept as pointer and 32-bit size): a DCAware plan, or TokenAware's with its
+// child made, stays within an operation's inline plan memory (PlanArena; issue 14).
 class DcPlan final : public Plan {
  public:
   DcPlan(const DcRoundRobin* p, std::span<const HostId> a, std::span<const HostId> b, const CowList* ia,
          const CowList* ib, std::uint32_t idx, ConsistencyLevel cl)
-      : p_(p), seg_{a, b}, index_{ia, ib}, idx_(idx), cl_(cl) {}
+      : p_(p),
+        seg_{a.data(), b.data()},
+        index_{ia, ib},
+        seg_n_{static_cast<std::uint32_t>(a.size()), static_cast<std::uint32_t>(b.size())},
+        remaining_{seg_n_[0], seg_n_[1]},
+        idx_(idx),
+        cl_(cl) {}
   HostId next() override;
   bool rotation(RotationView& v) const override {
-    if (remaining_[0] != seg_[0].size() || remaining_[1] != seg_[1].size() || done_) return false;
+    if (remaining_[0] != seg_n_[0] || remaining_[1] != seg_n_[1] || done_) return false;
     // The Java int counter runs idx, idx+1, ...; a plan crossing MAX_VALUE -> MIN_VALUE is not a
     // rotation there (floorMod jumps), so it is walked.
     const std::int64_t first = as_java_int(idx_);
-    if (first + static_cast<std::int64_t>(seg_[0].size() + seg_[1].size()) - 1 > 0x7fffffff) return false;
+    if (first + static_cast<std::int64_t>(seg_n_[0]) + static_cast<std::int64_t>(seg_n_[1]) - 1 > 0x7fffffff) return false;
     v.count = 0;
     std::int64_t at = first;
     for (int s = 0; s < 2; ++s) {
-      const auto m = static_cast<std::int64_t>(seg_[s].size());
+      const auto m = static_cast<std::int64_t>(seg_n_[s]);
       if (m > 0) {
         std::int64_t c = at % m;
         if (c < 0) c += m;
-        v.seg[v.count++] = {seg_[s], index_[s], static_cast<std::uint64_t>(c)};
+        v.seg[v.count++] = {seg(s), index_[s], static_cast<std::uint64_t>(c)};
       }
       at += m;
     }
     return true;
   }
   void skip_rotation() override {
-    idx_ += static_cast<std::uint32_t>(remaining_[0] + remaining_[1]);
+    idx_ += remaining_[0] + remaining_[1];
     remaining_[0] = remaining_[1] = 0;
   }
 
  private:
+  std::span<const HostId> seg(int s) const { return {seg_[s], seg_n_[s]}; }
   HostId take(std::span<const HostId> list) { return list[java_index(as_java_int(idx_++), list.size())]; }
   const DcRoundRobin* p_;
-  std::span<const HostId> seg_[2];  // local rack (or whole local DC), remote racks of the local DC
-  const CowList* index_[2];         // the lists the segments are snapshots of
-  std::size_t remaining_[2] = {seg_[0].size(), seg_[1].size()};
+  const HostId* seg_[2];       // local rack (or whole local DC), remote racks of the local DC
+  const CowList* index_[2];    // the lists the segments are snapshots of
+  const HostId* remote_ = nullptr;
+  std::uint32_t seg_n_[2];
+  std::uint32_t remaining_[2];
+  std::uint32_t remote_n_ = 0;
+  std::uint32_t remote_remaining_ = 0;
   std::uint32_t idx_;
-  ConsistencyLevel cl_;
-  std::span<const HostId> remote_;
-  std::size_t remote_remaining_ = 0;
   std::uint32_t next_dc_ = 0;
+  ConsistencyLevel cl_;
   bool done_ = false;
 };
+static_assert(sizeof(DcPlan) == 96);
 
 class DcRoundRobin final : public Policy {
  public:
@@ -136,18 +148,19 @@ HostId DcPlan::next() {
   for (int s = 0; s < 2; ++s)
     if (remaining_[s] > 0) {
       --remaining_[s];
-      return take(seg_[s]);
+      return take(seg(s));
     }
   for (;;) {
     if (remote_remaining_ > 0) {
       --remote_remaining_;
-      return take(remote_);
+      return take({remote_, remote_n_});
     }
     if (p_->stop_after_local(cl_) || next_dc_ >= p_->dc_count()) break;
     const std::uint32_t dc = next_dc_++;
     if (dc == p_->local_dc()) continue;
-    remote_ = p_->remote_head(dc);
-    remote_remaining_ = remote_.size();
+    const std::span<const HostId> head = p_->remote_head(dc);
+    remote_ = head.data();
+    remote_n_ = remote_remaining_ = static_cast<std::uint32_t>(head.size());
   }
   done_ = true;
   return kNoHost;

@@ -140,10 +140,12 @@ class Plan {
 };
 
 // Bump allocator for one request's plan objects. reset() makes the memory reusable; overflow
-// chunks are kept, so steady-state planning never allocates. The first 128 bytes are inline, so a
+// chunks are kept, so steady-state planning never allocates. The first 96 bytes are inline, so a
 // typical plan touches only the arena itself (one arena per operation in flight: a separate first
-// chunk cost a cache miss per operation at 10,000 in flight, issue 14). Not movable: plans point
-// into it.
+// chunk cost a cache miss per operation at 10,000 in flight, issue 14); with the header and the
+// operation's draw counts that is two cache lines (sim/engine/sim_impl.hpp OpExtra), and the Java
+// 3.x default plans (TokenAware RANDOM or TOPOLOGICAL, DCAware) are sized to fit it. Not movable:
+// plans point into it.
 class PlanArena {
  public:
   PlanArena() = default;
@@ -168,7 +170,7 @@ class PlanArena {
   std::size_t chunk_count() const { return 1 + (chunks_ ? chunks_->size() : 0); }
 
  private:
-  static constexpr std::size_t kInline = 128, kMaxChunk = 64 * 1024;
+  static constexpr std::size_t kInline = 96, kFirstChunk = 256, kMaxChunk = 64 * 1024;
   void* allocate(std::size_t size, std::size_t align) {
     for (;;) {
       std::byte* base = nullptr;
@@ -182,7 +184,7 @@ class PlanArena {
       } else {
         // Overflow chunks double (a plan over a large DC may need kilobytes).
         if (!chunks_) chunks_ = std::make_unique<std::vector<Chunk>>();
-        const std::size_t grow = chunks_->empty() ? 2 * kInline : std::min(chunks_->back().size * 2, kMaxChunk);
+        const std::size_t grow = chunks_->empty() ? kFirstChunk : std::min(chunks_->back().size * 2, kMaxChunk);
         const std::size_t sz = std::max(size + align, grow);
         chunks_->push_back({std::make_unique<std::byte[]>(sz), sz});
         continue;

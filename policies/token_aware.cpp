@@ -16,12 +16,15 @@
 //   ordering, with no draw (Scylla 3.x RequestRoutingMethod.PRESERVE_REPLICA_ORDER).
 // The child's distances are cached after every event, as distance() only changes then
 // (policy.hpp contract), so plans make no virtual call per host.
+#include <stdexcept>
+
 #include <fmt/format.h>
 
 #include "policies/plan_util.hpp"
 #include "policies/wrapper.hpp"
 #include "policies/registry.hpp"
 #include "policies/wrappers.hpp"
+#include "sim/core/check.hpp"
 
 namespace lbsim::policy {
 namespace {
@@ -29,20 +32,64 @@ namespace {
 class TokenAware;
 
 // Phase A over `replicas` (already ordered), then the lazily created child plan.
+//
+// 96 bytes, so that the default plan stays within the operation's first two cache lines (OpExtra,
+// sim/engine/sim_impl.hpp; issue 14): the request is kept as its fields, the replica count and
+// position in 16 bits, and RANDOM's shuffled copy of up to six replicas (RF 3 in two DCs) inside
+// the plan.
 class ReplicasFirstPlan final : public Plan {
  public:
-  ReplicasFirstPlan(TokenAware* p, const Request& req, std::span<const HostId> ordered, PlanRandom* rnd, PlanArena* arena)
-      : p_(p), req_(req), ordered_(ordered), rnd_(rnd), arena_(arena) {}
+  static constexpr std::size_t kOwn = 6;
+  // `ordered`: the replicas in the order to try, which outlive the plan (TOPOLOGICAL, LWT, or
+  // RANDOM's copy of a long list in the arena); null: the plan copies the replicas into own(),
+  // which the caller shuffles (RANDOM, at most kOwn replicas).
+  ReplicasFirstPlan(TokenAware* p, const Request& req, const HostId* ordered, PlanRandom* rnd, PlanArena* arena)
+      : p_(p),
+        token_(req.token),
+        now_(req.now),
+        replicas_(req.replicas.data()),
+        rnd_(rnd),
+        arena_(arena),
+        n_(static_cast<std::uint16_t>(req.replicas.size())),
+        cl_(req.cl),
+        lwt_(req.lwt),
+        own_ordered_(ordered == nullptr) {
+    LBSIM_DCHECK(!own_ordered_ || n_ <= kOwn, "a plan's own copy holds at most kOwn replicas");
+    if (own_ordered_) std::copy(req.replicas.begin(), req.replicas.end(), own_);
+    else ext_ = ordered;
+  }
   HostId next() override;
+  std::span<HostId> own() { return {own_, n_}; }
 
  private:
+  const HostId* ordered() const { return own_ordered_ ? own_ : ext_; }
+  // The request as the plan was made for it (a routed one), for the child plan made later.
+  Request request() const {
+    Request r;
+    r.token = token_;
+    r.replicas = {replicas_, n_};
+    r.now = now_;
+    r.routed = true;
+    r.cl = cl_;
+    r.lwt = lwt_;
+    return r;
+  }
   TokenAware* p_;
-  Request req_;
-  std::span<const HostId> ordered_;
+  Token token_;
+  SimTime now_;
+  const HostId* replicas_;
   Plan* child_ = nullptr;
-  std::uint32_t pos_ = 0;
   PlanRandom* rnd_;
   PlanArena* arena_;
+  std::uint16_t n_;
+  std::uint16_t pos_ = 0;
+  ConsistencyLevel cl_;
+  bool lwt_;
+  bool own_ordered_;
+  union {
+    HostId own_[kOwn];
+    const HostId* ext_;
+  };
 };
 
 // When the child plan starts with rotations of host lists (the round-robin children), the walk
@@ -84,18 +131,23 @@ class TokenAware final : public Wrapper {
 
   Plan* new_plan(const Request& req, PlanRandom& rnd, PlanArena& arena) override {
     if (!req.routed || req.replicas.empty()) return child_->new_plan(req, rnd, arena);
+    // (Unreachable from a scenario: clusters have at most 46,340 nodes.)
+    if (req.replicas.size() > 0xffff) throw std::length_error("TokenAware: more than 65,535 replicas for a token");
     // LWT: the replicas in replica order whatever the ordering (Scylla 3.x LWT routing).
-    if (req.lwt) return arena.make<ReplicasFirstPlan>(this, req, req.replicas, &rnd, &arena);
+    if (req.lwt) return arena.make<ReplicasFirstPlan>(this, req, req.replicas.data(), &rnd, &arena);
     if (o_.ordering == ReplicaOrdering::Neutral)
       return arena.make<NeutralPlan>(this, req.replicas, child_->new_plan(req, rnd, arena), &arena);
-    std::span<const HostId> ordered = req.replicas;
-    if (o_.ordering == ReplicaOrdering::Random) {
-      auto copy = arena.hosts(req.replicas.size());
-      std::copy(req.replicas.begin(), req.replicas.end(), copy.begin());
-      java_shuffle(copy, rnd, o_.shuffle_rng);
-      ordered = copy;
+    if (o_.ordering == ReplicaOrdering::Topological)
+      return arena.make<ReplicasFirstPlan>(this, req, req.replicas.data(), &rnd, &arena);
+    if (req.replicas.size() <= ReplicasFirstPlan::kOwn) {
+      ReplicasFirstPlan* plan = arena.make<ReplicasFirstPlan>(this, req, nullptr, &rnd, &arena);
+      java_shuffle(plan->own(), rnd, o_.shuffle_rng);
+      return plan;
     }
-    return arena.make<ReplicasFirstPlan>(this, req, ordered, &rnd, &arena);
+    auto copy = arena.hosts(req.replicas.size());
+    std::copy(req.replicas.begin(), req.replicas.end(), copy.begin());
+    java_shuffle(copy, rnd, o_.shuffle_rng);
+    return arena.make<ReplicasFirstPlan>(this, req, copy.data(), &rnd, &arena);
   }
 
   void child_changed() override { refresh(); }
@@ -115,14 +167,17 @@ class TokenAware final : public Wrapper {
   std::vector<std::uint8_t> local_;  // child distance == LOCAL, per host
 };
 
+static_assert(sizeof(ReplicasFirstPlan) == 96);
+
 HostId ReplicasFirstPlan::next() {
-  while (pos_ < ordered_.size()) {
-    const HostId h = ordered_[pos_++];
+  const HostId* ordered = this->ordered();
+  while (pos_ < n_) {
+    const HostId h = ordered[pos_++];
     if (p_->usable(h)) return h;
   }
-  if (child_ == nullptr) child_ = p_->child_plan(req_, *rnd_, *arena_);
+  if (child_ == nullptr) child_ = p_->child_plan(request(), *rnd_, *arena_);
   for (HostId h = child_->next(); h != kNoHost; h = child_->next())
-    if (!p_->local(h) || !contains(req_.replicas, h)) return h;
+    if (!p_->local(h) || !contains(std::span<const HostId>(replicas_, n_), h)) return h;
   return kNoHost;
 }
 

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
 
 #include "policies/wrappers.hpp"
 #include "policy_test_util.hpp"
@@ -54,6 +55,54 @@ TEST(PolicyVectors, RandomReturnsEachHostOnceAndEndsWithTheNonReplicas) {
     firsts.insert(p[0]);
   }
   EXPECT_EQ(firsts, (std::set<std::string>{"1:1", "1:2"}));
+}
+
+// RANDOM keeps a shuffled copy of up to six replicas inside its plan, and of longer lists in the
+// arena beside it: both shuffle the same way (Collections.shuffle, n - 1 draws).
+TEST(PolicyVectors, RandomShufflesShortAndLongReplicaListsAlike) {
+  for (const int n : {6, 7, 8}) {
+    std::vector<HostId> child_plan, replicas;
+    for (int i = n - 1; i >= 0; --i) child_plan.push_back(static_cast<HostId>(i));
+    for (int i = 0; i < n; ++i) replicas.push_back(static_cast<HostId>(i));
+    Harness h(scassandra({n}), simple(1),
+              make_token_aware(std::make_unique<FixedChild>(child_plan), {ReplicaOrdering::Random, RngModel::Shared}));
+    std::set<HostId> firsts;
+    for (int i = 0; i < 200; ++i) {
+      const auto before = h.rnd.shared_draws;
+      const std::vector<HostId> p = h.plan(h.with_replicas(replicas));
+      EXPECT_EQ(h.rnd.shared_draws - before, static_cast<std::uint32_t>(n - 1)) << n << " replicas";
+      EXPECT_EQ(std::set<HostId>(p.begin(), p.end()), std::set<HostId>(replicas.begin(), replicas.end())) << n;
+      EXPECT_EQ(p.size(), static_cast<std::size_t>(n)) << "every replica once, the child adds none";
+      firsts.insert(p[0]);
+    }
+    EXPECT_EQ(firsts.size(), static_cast<std::size_t>(n)) << "each replica comes first in some of 200 plans";
+  }
+}
+
+// The Java 3.x default plans fit the arena's inline memory (no overflow chunk), so an operation's
+// plan stays in its two cache lines (issue 14), also with RF 3 in each of two DCs.
+TEST(PolicyVectors, DefaultPlansStayInTheArenasInlineMemory) {
+  for (const std::string spec : {
+           R"({"type":"TokenAware","child":{"type":"DCAwareRoundRobin","local_dc":"dc1"}})",
+           R"({"type":"TokenAware","ordering":"TOPOLOGICAL","child":{"type":"DCAwareRoundRobin","local_dc":"dc1"}})",
+           R"({"type":"DCAwareRoundRobin","local_dc":"dc1"})"}) {
+    Harness h(scassandra({4, 4}), nts({{"dc1", 3}, {"dc2", 3}}), spec);
+    for (int i = 0; i < 100; ++i) {
+      Request req = h.routed(static_cast<Token>(i) * 92233720368547758);
+      req.lwt = i % 10 == 0;
+      ASSERT_NE(h.first(req), kNoHost);
+      EXPECT_EQ(h.arena.chunk_count(), 1u) << spec;
+    }
+  }
+}
+
+// The child plan made after the replicas run out is made for the plan's request: its consistency
+// level decides whether the DC-aware child goes on to the remote DC.
+TEST(PolicyVectors, TokenAwaresLateChildPlanSeesTheRequestsConsistencyLevel) {
+  Harness h(scassandra({2, 2}), nts({{"dc1", 1}, {"dc2", 1}}),
+            R"({"type":"TokenAware","child":{"type":"DCAwareRoundRobin","local_dc":"dc1","used_hosts_per_remote_dc":1}})");
+  EXPECT_EQ(h.plan(h.routed(7, ConsistencyLevel::LocalOne)).size(), 2u);
+  EXPECT_EQ(h.plan(h.routed(7, ConsistencyLevel::One)).size(), 3u);
 }
 
 TEST(PolicyVectors, TokenAwareBuildsTheChildPlanOnlyWhenTheReplicasRunOut) {
