@@ -28,6 +28,7 @@
 #include <bit>
 #include <cstddef>
 #include <cstdint>
+#include <limits>
 #include <memory>
 #include <new>
 #include <stdexcept>
@@ -193,7 +194,7 @@ class EventQueue {
       Slot& sl = slots_[slot];
       const Node& n = node(sl.head);
       const Event out{time_in(slot, n), n.key};
-      if (far_.empty() || event_less(out, far_.top())) {
+      if (event_less(out, far_min_)) {
         const std::uint32_t freed = sl.head;
         sl.head = n.next;
         release(freed);
@@ -206,6 +207,7 @@ class EventQueue {
       }
     }
     const Event out = far_.pop();
+    far_min_ = far_.empty() ? kNoEvent : far_.top();
     const std::uint64_t b = bucket(out.at);
     if (b > cur_) cur_ = b;
     advance(out.at);
@@ -256,9 +258,11 @@ class EventQueue {
     if (id > kMaxId) throw std::length_error("event payload index exceeds 2^24 (too many requests in flight)");
     return (seq_++ << 28) | (std::uint64_t{type} << kIdBits) | id;
   }
-  // One placement in 8 samples its scheduling delay (adapt() sizes the horizon from them).
+  // One placement in 8 samples its scheduling delay (adapt() sizes the horizon from them): the
+  // first, the ninth, ... (a countdown: fewer instructions per event than a counter and a mask).
   void sample_delay(SimTime at) {
-    if ((samples_++ & 7) == 0) {
+    if (--delay_in_ == 0) [[unlikely]] {
+      delay_in_ = 8;
       ++placed_;
       ++delays_[std::bit_width(static_cast<std::uint64_t>(at > last_ ? at - last_ : 0))];
     }
@@ -348,10 +352,16 @@ class EventQueue {
     return next.key;
   }
 
+  // The eighth, sixteenth, ... pop samples its gap; adapt() after kAdaptEvery pops.
   void advance(SimTime at) {
-    if ((++pops_ & 7) == 0) ++gaps_[std::bit_width(static_cast<std::uint64_t>(at > last_ ? at - last_ : 0))];
+    if (--gap_in_ == 0) [[unlikely]] {
+      gap_in_ = 8;
+      ++gaps_[std::bit_width(static_cast<std::uint64_t>(at > last_ ? at - last_ : 0))];
+      last_ = at;
+      if (++gap_samples_ == kAdaptEvery / 8) adapt();
+      return;
+    }
     last_ = at;
-    if (pops_ == kAdaptEvery) adapt();
   }
 
   // (at, key) travel in registers: an Event built on the stack and read back as one 16-byte load
@@ -360,6 +370,7 @@ class EventQueue {
     ++placed_since_;
     if (bucket(at) - cur_ > mask_) {  // beyond the horizon (or, against the contract, before `cur_`)
       far_.push({at, key});
+      if (event_less({at, key}, far_min_)) far_min_ = {at, key};
       return;
     }
     const std::uint32_t idx = alloc();
@@ -440,7 +451,7 @@ class EventQueue {
   // scheduled events had; when 2^13 slots cannot reach that horizon, wider slots. Gaps and
   // delays are sampled one in 8.
   void adapt() {
-    pops_ = 0;
+    gap_samples_ = 0;
     unsigned shift = 0;
     const std::uint64_t gaps = kAdaptEvery / 8;
     for (std::uint64_t below = gaps_[0]; below * 2 < gaps && shift < 63;) below += gaps_[++shift];
@@ -511,6 +522,7 @@ class EventQueue {
         const SimTime at = static_cast<SimTime>((b << old_shift) | n.low);
         if (bucket(at) - cur_ > mask_) {
           far_.push({at, n.key});
+          if (event_less({at, n.key}, far_min_)) far_min_ = {at, n.key};
           release(i);
         } else {
           n.low = low_bits(at);
@@ -534,8 +546,13 @@ class EventQueue {
   SimTime last_ = 0;        // the time of the last popped event
   std::size_t near_ = 0, size_ = 0;
   EventHeap far_;
-  std::uint64_t seq_ = 0, samples_ = 0;
-  std::uint64_t pops_ = 0, placed_ = 0, placed_since_ = 0;
+  // far_'s earliest event, kNoEvent (later than any event) while it is empty: pop compares with it
+  // without looking at the heap.
+  static constexpr Event kNoEvent{std::numeric_limits<SimTime>::max(), ~std::uint64_t{0}};
+  Event far_min_ = kNoEvent;
+  std::uint64_t seq_ = 0;
+  std::uint32_t delay_in_ = 1, gap_in_ = 8;  // placements / pops until the next sample
+  std::uint64_t gap_samples_ = 0, placed_ = 0, placed_since_ = 0;
   std::vector<Lane> lanes_;
   std::size_t active_lanes_ = 0;  // lanes with queued > 0
   std::size_t lane_waiting_ = 0;
