@@ -193,7 +193,8 @@ class EventQueue {
       const std::size_t slot = first_slot();
       Slot& sl = slots_[slot];
       const Node& n = node(sl.head);
-      const Event out{time_in(slot, n), n.key};
+      const std::uint64_t b = bucket_of_slot(slot);
+      const Event out{static_cast<SimTime>((b << shift_) | n.low), n.key};
       if (event_less(out, far_min_)) {
         const std::uint32_t freed = sl.head;
         sl.head = n.next;
@@ -201,7 +202,7 @@ class EventQueue {
         // Whether the slot is now empty is a coin toss (one or two events per slot): no branch.
         bits_[slot >> 6] &= ~(std::uint64_t{sl.head == kNil} << (slot & 63));
         --near_;
-        cur_ += (slot - (cur_ & mask_)) & mask_;
+        cur_ = b;
         advance(out.at);
         return out;
       }

@@ -1,5 +1,7 @@
 // The driver side of a run: sending attempts (client CPU, plan, network), answers, client
 // timeouts, the retry policy and speculative executions.
+#include <limits>
+
 #include "sim/cluster/shard.hpp"
 #include "sim/engine/sim_impl.hpp"
 
@@ -62,7 +64,10 @@ bool Simulation::Impl::send_attempt(std::uint32_t id, bool first) {
   // client CPU has done its work (Java 4.x: the counter of the channel's in-flight stream ids).
   // Only a policy that reads the count needs that timing; for the others it starts at once.
   if (sent == now_ || !exact_in_flight_) mark_sent(host, shard);
-  else pending_sends_.push({sent, a, at.gen});
+  else {
+    pending_sends_.push({sent, a, at.gen});
+    next_send_ = pending_sends_.top().at;
+  }
   timers_[kClientTimeout].push(sent + sc_.timeouts.client, a, at.gen);
   arm(kClientTimeout);
 
@@ -147,6 +152,7 @@ void Simulation::Impl::drain_sends() {
     LBSIM_DCHECK(attempts_[p.attempt].gen == p.gen && attempts_[p.attempt].alive, "an attempt ended before it was sent");
     mark_sent(attempts_[p.attempt].host, attempts_[p.attempt].shard);
   }
+  next_send_ = pending_sends_.empty() ? std::numeric_limits<SimTime>::max() : pending_sends_.top().at;
 }
 
 bool Simulation::Impl::timer_live(std::uint32_t which, const DeadlineFifo::Entry& e) const {

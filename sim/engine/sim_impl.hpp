@@ -14,6 +14,7 @@
 #include <array>
 #include <chrono>
 #include <functional>
+#include <limits>
 #include <memory>
 #include <queue>
 #include <span>
@@ -302,6 +303,9 @@ struct Simulation::Impl {
     bool operator>(const PendingSend& o) const { return at != o.at ? at > o.at : attempt > o.attempt; }
   };
   std::priority_queue<PendingSend, std::vector<PendingSend>, std::greater<PendingSend>> pending_sends_;
+  // The earliest pending send's time (the largest SimTime when there is none): every event
+  // compares the clock with it.
+  SimTime next_send_ = std::numeric_limits<SimTime>::max();
   bool exact_in_flight_ = false;  // the policy reads in-flight counts (Policy::reads_in_flight)
   // No faults and no topology changes: every replica answer scheduled arrives when scheduled and
   // counts (nothing can lose, delay or invalidate it), so useless ones need no event.

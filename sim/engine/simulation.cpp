@@ -290,7 +290,7 @@ void Simulation::Impl::close_window() {
 
 void Simulation::Impl::dispatch(const EventQueue::Event& e) {
   const std::uint32_t id = e.id();
-  if (!pending_sends_.empty() && pending_sends_.top().at <= now_) drain_sends();
+  if (next_send_ <= now_) drain_sends();
   switch (e.type()) {
     case kOpStart:
       if (id == kOpenLoop) {
