@@ -80,8 +80,8 @@ BENCHMARK(BM_RunDefaultScenarioConstantTimes)->Arg(1'000'000)->Unit(benchmark::k
 // then, back to back, as many holds of a binary heap and of lbsim's 4-ary heap as the run had
 // events, at the default scenario's mean count of pending events at a pop (260, bench_heap.cpp).
 // Each is timed in this thread's CPU time; each round's ratio (engine ns per event / hold ns),
-// then their median. The engine's time includes its set-up (a ring of 6 x 256 tokens: about a
-// millisecond of the run's half second and more).
+// then their median. The engine's time includes its set-up (the 6 x 256-token ring, the node
+// model), so its cost per event is overstated by that share (not measured separately).
 double thread_cpu_s() {
   timespec t{};
   clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
