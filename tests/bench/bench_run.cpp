@@ -67,21 +67,28 @@ BENCHMARK(BM_RunDefaultScenario)->Arg(1'000'000)->Arg(10'000'000)->Unit(benchmar
 // the driver's exponential costs stay). The queues differ a little (less variance), the events per
 // operation hardly (6.25 vs 6.26). Its cost per event is about what a sampler costing nothing
 // would give, so it shows how far issue 14's "1.3x a bare hold loop" is from sampling alone.
-void BM_RunDefaultScenarioConstantTimes(benchmark::State& state) {
-  run_default(state, {R"(cluster.service.read={"dist":"constant","us":100})",
-                      R"(cluster.service.write={"dist":"constant","us":50})",
-                      R"(network.same_rack={"dist":"constant","us":50})",
-                      R"(network.same_dc={"dist":"constant","us":100})"});
-}
+const std::vector<std::string> kConstantTimes{R"(cluster.service.read={"dist":"constant","us":100})",
+                                              R"(cluster.service.write={"dist":"constant","us":50})",
+                                              R"(network.same_rack={"dist":"constant","us":50})",
+                                              R"(network.same_dc={"dist":"constant","us":100})"};
+void BM_RunDefaultScenarioConstantTimes(benchmark::State& state) { run_default(state, kConstantTimes); }
 BENCHMARK(BM_RunDefaultScenarioConstantTimes)->Arg(1'000'000)->Unit(benchmark::kMillisecond)->Iterations(1);
 
 // Issue 14's "cost per event <= 1.3x a bare hold loop", measured so that this shared machine's
-// drift cancels: five rounds, each running the default scenario (1M operations, one core) and
-// then, back to back, as many holds of a binary heap and of lbsim's 4-ary heap as the run had
-// events, at the default scenario's mean count of pending events at a pop (260, bench_heap.cpp).
-// Each is timed in this thread's CPU time; each round's ratio (engine ns per event / hold ns),
-// then their median. The engine's time includes its set-up (the 6 x 256-token ring, the node
-// model), so its cost per event is overstated by that share (not measured separately).
+// drift cancels, and split into where the engine's time goes. Five rounds, each running, back to
+// back on one core: the default scenario (1M operations); the same with its lognormal times
+// constant (BM_RunDefaultScenarioConstantTimes: the engine without its dominant sampling cost);
+// and as many holds as the default run had events of a binary heap, lbsim's 4-ary heap and lbsim's
+// calendar queue (the engine's own event set), at the default scenario's mean count of pending
+// events at a pop (260, bench_heap.cpp). Each is timed in this thread's CPU time; each round's
+// ratios, then their medians:
+// - median_round_ratio_binary / _four_ary: the issue's figure (engine ns per event / hold ns);
+// - constant_times_ratio_binary: the same for the run without lognormal draws, a floor for any
+//   sampler;
+// - calendar_ratio_binary: the engine's event set alone, so that engine - calendar is what the
+//   handlers (the model's own work) cost per event.
+// The engine's times include their set-up (the 6 x 256-token ring, the node model), so their cost
+// per event is overstated by that share (not measured separately).
 double thread_cpu_s() {
   timespec t{};
   clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
@@ -94,28 +101,41 @@ double hold_ns(std::uint64_t holds) {
   const double t0 = thread_cpu_s();
   for (std::uint64_t i = 0; i < holds; ++i) h.step();
   const double t = thread_cpu_s() - t0;
-  benchmark::DoNotOptimize(h.top());
+  benchmark::DoNotOptimize(h);
   return t * 1e9 / static_cast<double>(holds);
 }
 
 void BM_EventCostRatio(benchmark::State& state) {
-  const lbsim::Scenario sc =
-      lbsim::load_scenario(source_dir() + "/configs/default.json", {"workload.ops=1000000", "workload.warmup_ops=0"});
+  const std::vector<std::string> base{"workload.ops=1000000", "workload.warmup_ops=0"};
+  const std::string path = source_dir() + "/configs/default.json";
+  const lbsim::Scenario sc = lbsim::load_scenario(path, base);
+  std::vector<std::string> constant = base;
+  constant.insert(constant.end(), kConstantTimes.begin(), kConstantTimes.end());
+  const lbsim::Scenario flat = lbsim::load_scenario(path, constant);
   const lbsim::PolicyEntry* random = sc.find_policy("random");
+  const lbsim::PolicyEntry* flat_random = flat.find_policy("random");
+  auto engine_ns = [](const lbsim::Scenario& s, const lbsim::PolicyEntry& p) {
+    const double t0 = thread_cpu_s();
+    const lbsim::RunResult r = lbsim::run_simulation(s, p, s.seed);
+    return std::pair{(thread_cpu_s() - t0) * 1e9 / static_cast<double>(r.engine.events), r.engine.events};
+  };
   constexpr int kRounds = 5;
-  std::vector<double> engine, binary, four, r_binary, r_four;
+  std::vector<double> engine, binary, four, calendar, r_binary, r_four, r_flat, r_calendar;
   for (auto _ : state) {
     for (int round = 0; round < kRounds; ++round) {
-      const double t0 = thread_cpu_s();
-      const lbsim::RunResult r = lbsim::run_simulation(sc, *random, sc.seed);
-      const double e = (thread_cpu_s() - t0) * 1e9 / static_cast<double>(r.engine.events);
-      const double b = hold_ns<lbsim_bench_hold::BinaryHold>(r.engine.events);
-      const double f = hold_ns<lbsim_bench_hold::FourAryHold>(r.engine.events);
+      const auto [e, events] = engine_ns(sc, *random);
+      const double c = engine_ns(flat, *flat_random).first;
+      const double b = hold_ns<lbsim_bench_hold::BinaryHold>(events);
+      const double f = hold_ns<lbsim_bench_hold::FourAryHold>(events);
+      const double q = hold_ns<lbsim_bench_hold::CalendarHold>(events);
       engine.push_back(e);
       binary.push_back(b);
       four.push_back(f);
+      calendar.push_back(q);
       r_binary.push_back(e / b);
       r_four.push_back(e / f);
+      r_flat.push_back(c / b);
+      r_calendar.push_back(q / b);
     }
   }
   auto median = [](std::vector<double> v) {
@@ -125,8 +145,11 @@ void BM_EventCostRatio(benchmark::State& state) {
   state.counters["ns_per_event"] = median(engine);
   state.counters["binary_heap_ns"] = median(binary);
   state.counters["four_ary_heap_ns"] = median(four);
+  state.counters["calendar_ns"] = median(calendar);
   state.counters["median_round_ratio_binary"] = median(r_binary);
   state.counters["median_round_ratio_four_ary"] = median(r_four);
+  state.counters["constant_times_ratio_binary"] = median(r_flat);
+  state.counters["calendar_ratio_binary"] = median(r_calendar);
 }
 BENCHMARK(BM_EventCostRatio)->Unit(benchmark::kSecond)->Iterations(1);
 
