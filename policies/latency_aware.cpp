@@ -13,9 +13,20 @@
 //   (long)(threshold * min); otherwise it is queued and returned after the child plan. "now" is the
 //   request time (the driver reads the clock at each step).
 // - Stats of a host are reset when it goes down; a host coming up starts a fresh tracker.
+// Under TokenAware NEUTRAL (as the javadoc asks) the plan describes its round-robin child's
+// rotation with the hosts it defers (Plan::deferred / pass): NEUTRAL then finds its replicas by
+// position, in O(RF + hosts that may be excluded) instead of walking O(DC size) hosts (issue 14).
+// The hosts that may be excluded (every condition but the retry_period's ageing, which is checked
+// when asked) are kept in a list, updated with each sample and rebuilt when the minimum changes.
+#include <algorithm>
+#include <array>
 #include <cmath>
+#include <span>
+#include <utility>
+#include <vector>
 
 #include "policies/plan_util.hpp"
+#include "sim/core/check.hpp"
 #include "policies/registry.hpp"
 #include "policies/wrappers.hpp"
 
@@ -37,14 +48,33 @@ class LatencyPlan final : public Plan {
   LatencyPlan(const LatencyAware* p, Plan* child, SimTime now, PlanArena* arena)
       : p_(p), child_(child), now_(now), arena_(arena) {}
   HostId next() override;
+  bool rotation(RotationView& v) const override {
+    if (queued_ != 0 || !child_->rotation(v) || v.deferring) return false;
+    v.deferring = true;
+    return true;
+  }
+  void skip_rotation() override { child_->skip_rotation(); }
+  bool deferred(HostId h) const override;
+  void pass(const RotationView& v, std::size_t from, std::size_t to) override;
+  bool passed_deferred(HostId h) override {
+    if (rot_seen_ < rot_queued_ && skipped_[rot_seen_] == h) {
+      ++rot_seen_;
+      return true;
+    }
+    return false;
+  }
 
  private:
+  void queue(HostId h);
   const LatencyAware* p_;
   Plan* child_;
   SimTime now_;
   PlanArena* arena_;
   HostId* skipped_ = nullptr;
   std::uint32_t queued_ = 0, polled_ = 0;
+  // The first rot_queued_ hosts of skipped_ were queued by pass(), in position order;
+  // passed_deferred() has matched rot_seen_ of them.
+  std::uint32_t rot_queued_ = 0, rot_seen_ = 0;
 };
 
 class LatencyAware final : public Policy {
@@ -57,6 +87,8 @@ class LatencyAware final : public Policy {
     child_->init(view, rng);
     trackers_.assign(view.size(), Tracker{});
     for (HostId h = 0; h < view.size(); ++h) trackers_[h].present = view.is_up(h);
+    at_.assign(view.size(), kAbsent);
+    maybe_.clear();
     next_tick_ = o_.update_rate;
   }
   Distance distance(HostId h) const override { return child_->distance(h); }
@@ -69,10 +101,12 @@ class LatencyAware final : public Policy {
   void on_up(HostId h) override {
     child_->on_up(h);
     if (!trackers_[h].present) trackers_[h] = Tracker{true, false, 0, -1, 0};
+    update_maybe(h);
   }
   void on_down(HostId h) override {
     child_->on_down(h);
     trackers_[h] = Tracker{};
+    update_maybe(h);
   }
   void on_request_sent(HostId h, SimTime now) override { child_->on_request_sent(h, now); }
   void on_response(HostId h, SimTime now, SimTime latency, ResponseKind k) override {
@@ -80,6 +114,7 @@ class LatencyAware final : public Policy {
     child_->on_response(h, now, latency, k);
     if (k == ResponseKind::Unavailable || k == ResponseKind::Overloaded) return;
     add_sample(trackers_[h], now, latency);
+    update_maybe(h);
   }
   void restore_state(HostId h, const HostState& s) override {
     child_->restore_state(h, s);
@@ -89,6 +124,7 @@ class LatencyAware final : public Policy {
     t.timestamp = s.latency_updated;
     t.average = s.latency_average;
     t.count = s.latency_samples;
+    update_maybe(h);
   }
   bool adaptive() const override { return true; }
   bool reads_in_flight() const override { return child_->reads_in_flight(); }
@@ -100,6 +136,8 @@ class LatencyAware final : public Policy {
     return t.average > static_cast<std::int64_t>(o_.exclusion_threshold * static_cast<double>(min_));
   }
   std::size_t host_count() const { return trackers_.size(); }
+  // Every host that excluded() may be true for (in no particular order).
+  std::span<const HostId> maybe_excluded() const { return maybe_; }
 
  private:
   void add_sample(Tracker& t, SimTime now, SimTime latency) {
@@ -141,7 +179,28 @@ class LatencyAware final : public Policy {
     std::int64_t m = INT64_MAX;
     for (const Tracker& t : trackers_)
       if (qualifies_ever(t) && best_tick - t.timestamp <= o_.retry_period) m = std::min(m, t.average);
+    if (m == min_) return;
     min_ = m;
+    for (HostId h = 0; h < trackers_.size(); ++h) update_maybe(h);  // once per update_rate at most
+  }
+  // excluded() without the ageing condition, which only turns an exclusion off.
+  bool may_be_excluded(const Tracker& t) const {
+    if (min_ < 0 || !t.has_data || t.count < o_.min_measure) return false;
+    return t.average > static_cast<std::int64_t>(o_.exclusion_threshold * static_cast<double>(min_));
+  }
+  void update_maybe(HostId h) {
+    const bool in = at_[h] != kAbsent;
+    if (may_be_excluded(trackers_[h]) == in) return;
+    if (!in) {
+      at_[h] = static_cast<std::uint32_t>(maybe_.size());
+      maybe_.push_back(h);
+      return;
+    }
+    const HostId last = maybe_.back();
+    maybe_[at_[h]] = last;
+    at_[last] = at_[h];
+    maybe_.pop_back();
+    at_[h] = kAbsent;
   }
   bool qualifies_ever(const Tracker& t) const { return t.has_data && t.average >= 0 && t.count >= o_.min_measure; }
 
@@ -153,15 +212,47 @@ class LatencyAware final : public Policy {
   std::vector<Tracker> trackers_;
   std::int64_t min_ = -1;  // cachedMin
   SimTime next_tick_ = 0;
+  static constexpr std::uint32_t kAbsent = 0xffffffffu;
+  std::vector<HostId> maybe_;       // hosts with may_be_excluded()
+  std::vector<std::uint32_t> at_;   // per host: its index in maybe_, or kAbsent
 };
 
 HostId LatencyPlan::next() {
   for (HostId h = child_->next(); h != kNoHost; h = child_->next()) {
     if (!p_->excluded(h, now_)) return h;
-    if (skipped_ == nullptr) skipped_ = arena_->hosts(p_->host_count()).data();
-    skipped_[queued_++] = h;
+    queue(h);
   }
   return polled_ < queued_ ? skipped_[polled_++] : kNoHost;
+}
+
+void LatencyPlan::queue(HostId h) {
+  if (skipped_ == nullptr) skipped_ = arena_->hosts(p_->host_count()).data();
+  skipped_[queued_++] = h;
+}
+
+bool LatencyPlan::deferred(HostId h) const { return p_->excluded(h, now_); }
+
+void LatencyPlan::pass(const RotationView& v, std::size_t from, std::size_t to) {
+  if (from >= to) return;
+  // The hosts excluded now among positions [from, to): few (the slow ones), sorted by position.
+  std::array<std::pair<std::size_t, HostId>, 16> few;
+  std::vector<std::pair<std::size_t, HostId>> many;
+  std::size_t n = 0;
+  for (const HostId h : p_->maybe_excluded()) {
+    if (!p_->excluded(h, now_)) continue;
+    const std::size_t at = v.position(h);
+    if (at == RotationView::kNone || at < from || at >= to) continue;
+    if (n < few.size()) few[n] = {at, h};
+    else many.emplace_back(at, h);  // (unbounded: allocates only past 16 slow hosts in a range)
+    ++n;
+  }
+  if (n == 0) return;
+  if (!many.empty()) many.insert(many.begin(), few.begin(), few.end());
+  auto* b = many.empty() ? few.data() : many.data();
+  std::sort(b, b + n);
+  LBSIM_DCHECK(rot_queued_ == queued_, "pass() after the walk left the rotation");
+  for (std::size_t i = 0; i < n; ++i) queue(b[i].second);
+  rot_queued_ = queued_;
 }
 
 std::unique_ptr<Policy> make_latency_aware_spec(const jsonin::Json& spec, const std::string& path, const BuildContext& ctx) {

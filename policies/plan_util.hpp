@@ -119,6 +119,9 @@ struct RotationView {
   static constexpr std::size_t kNone = static_cast<std::size_t>(-1);
   Segment seg[2];
   std::size_t count = 0;
+  // Set by a plan between the wrapper and the round-robin plan that defers some hosts to its end
+  // (Plan::deferred, pass, passed_deferred); at most one such plan (a second one is walked).
+  bool deferring = false;
 
   std::size_t length() const { return count == 0 ? 0 : seg[0].list.size() + (count > 1 ? seg[1].list.size() : 0); }
   HostId at(std::size_t p) const {

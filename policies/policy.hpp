@@ -134,6 +134,17 @@ class Plan {
   virtual bool rotation(RotationView&) const { return false; }
   // Consumes the described positions as if next() had returned each of them.
   virtual void skip_rotation() {}
+  // A plan that describes its child's rotation but defers some of the child's hosts to its own end
+  // (LatencyAware's plan; RotationView::deferring) answers these for the wrapper jumping through
+  // the rotation (TokenAware NEUTRAL), so that the wrapper's plan stays the walk's:
+  // - deferred(h): whether the plan defers h when its walk reaches h now;
+  // - pass(v, from, to): the wrapper went past positions [from, to) of v without next(): the plan
+  //   queues the hosts it defers among them, in position order, as its walk would have;
+  // - passed_deferred(h): asked for the passed positions in ascending order once the plan is
+  //   exhausted: whether h, at the next of them, was queued by pass() (and came out of next()).
+  virtual bool deferred(HostId) const { return false; }
+  virtual void pass(const RotationView&, std::size_t, std::size_t) {}
+  virtual bool passed_deferred(HostId) { return false; }
 
  protected:
   ~Plan() = default;

@@ -194,12 +194,15 @@ HostId NeutralPlan::next() {
   if (phase_ == Phase::Rotation) {
     // The first usable replica at or after the walk's position (usability evaluated now, as the
     // walk would when it reached the host).
+    // A deferring child (LatencyAware) returns the hosts it defers only after everything else:
+    // they are not at their positions, and the ones gone past are queued by it (pass).
     std::size_t best = rot_len_;
     for (HostId h : replicas_)
       if (p_->usable(h)) {
         const std::size_t at = rot_.position(h);
-        if (at != RotationView::kNone && at >= walked_ && at < best) best = at;
+        if (at != RotationView::kNone && at >= walked_ && at < best && !(rot_.deferring && child_->deferred(h))) best = at;
       }
+    if (rot_.deferring) child_->pass(rot_, walked_, best);
     if (best < rot_len_) {
       returned_[nret_++] = static_cast<std::uint32_t>(best);
       walked_ = best + 1;
@@ -218,7 +221,9 @@ HostId NeutralPlan::next() {
       ++ri_;
       continue;
     }
-    return rot_.at(at);
+    const HostId h = rot_.at(at);
+    if (rot_.deferring && child_->passed_deferred(h)) continue;  // came out of the walk, deferred
+    return h;
   }
   return drained_ < buffered_ ? buffer_[drained_++] : kNoHost;
 }

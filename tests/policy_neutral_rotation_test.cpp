@@ -2,7 +2,8 @@
 // plans must be the walk's, host for host: the usable replicas in child order, then every other
 // host in child order. Checked against the bare child's plans (a twin policy with the same seed,
 // so the same round-robin index) over many keys, with nodes going down and up between plans, for
-// DCAware (with remote hosts), RackAware and RoundRobin children.
+// DCAware (with remote hosts), RackAware and RoundRobin children, and for LatencyAware over DCAware
+// with slow hosts it excludes.
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
@@ -25,7 +26,19 @@ std::vector<HostId> drain(policy::Plan* p) {
   return out;
 }
 
-void check(const std::string& child_spec, int steps) {
+// Latency samples fed to both policies before each plan (LatencyAware children): `slow` hosts
+// answer 10x slower than the others, so that they are excluded once they have min_measure samples.
+struct Samples {
+  std::vector<HostId> slow;
+  int per_plan = 0;
+};
+
+struct Counts {
+  std::size_t positions = 0;     // hosts compared
+  std::size_t deferred_last = 0;  // plans whose walk ended with a slow host of the local DC
+};
+
+Counts check(const std::string& child_spec, int steps, const Samples& samples = {}) {
   SCOPED_TRACE(child_spec);
   std::vector<std::vector<std::string>> racks(2);
   for (int i = 0; i < 40; ++i) racks[0].push_back("r" + std::to_string(1 + i % 3));
@@ -40,8 +53,17 @@ void check(const std::string& child_spec, int steps) {
   neutral->init(view, r1);
   bare->init(view, r2);
   policy::PlanArena a1, a2;
-  std::size_t positions_checked = 0;
+  Counts counts;
+  SimTime now = 0;
   for (int i = 0; i < steps; ++i) {
+    now += 200'000;  // 0.2 ms between plans: LatencyAware's minimum is recomputed every 100 ms
+    for (int k = 0; k < samples.per_plan; ++k) {
+      const auto h = static_cast<HostId>(events.below(topo.size()));
+      const bool slow = std::find(samples.slow.begin(), samples.slow.end(), h) != samples.slow.end();
+      const SimTime latency = (slow ? 5'000'000 : 500'000) + static_cast<SimTime>(events.below(100'000));
+      neutral->on_response(h, now, latency, policy::ResponseKind::Success);
+      bare->on_response(h, now, latency, policy::ResponseKind::Success);
+    }
     if (i % 37 == 36) {  // a node goes down or comes back, between plans
       const auto h = static_cast<HostId>(events.below(topo.size()));
       const bool up = !view.is_up(h);
@@ -59,6 +81,7 @@ void check(const std::string& child_spec, int steps) {
     req.token = static_cast<Token>(events.next_u64());
     req.replicas = ring.replicas(req.token, ReplicaOrder::Driver);
     req.cl = i % 2 ? ConsistencyLevel::LocalOne : ConsistencyLevel::Quorum;
+    req.now = now;
     a1.reset();
     a2.reset();
     PlanRandom p1(r1), p2(r2);
@@ -71,10 +94,15 @@ void check(const std::string& child_spec, int steps) {
         want.push_back(h);
     for (HostId h : walk)
       if (std::find(want.begin(), want.end(), h) == want.end()) want.push_back(h);
-    ASSERT_EQ(got, want) << "plan " << i;
-    positions_checked += got.size();
+    EXPECT_EQ(got, want) << "plan " << i;
+    if (got != want) return counts;
+    counts.positions += got.size();
+    if (!walk.empty() && topo.node_dc[walk.back()] == 0 &&
+        std::find(samples.slow.begin(), samples.slow.end(), walk.back()) != samples.slow.end())
+      ++counts.deferred_last;
   }
-  EXPECT_GT(positions_checked, static_cast<std::size_t>(steps) * 20);
+  EXPECT_GT(counts.positions, static_cast<std::size_t>(steps) * 20);
+  return counts;
 }
 
 TEST(NeutralRotation, DcAwareWithRemoteHosts) {
@@ -84,6 +112,26 @@ TEST(NeutralRotation, RackAware) {
   check(R"({"type":"RackAwareRoundRobin","local_dc":"dc1","local_rack":"r2"})", 2000);
 }
 TEST(NeutralRotation, RoundRobin) { check(R"({"type":"RoundRobin"})", 2000); }
+
+// LatencyAware between NEUTRAL and the round-robin plan (configs/slow-node.json's policy): the slow
+// hosts it excludes go to the end of its plan, so they are not at their rotation positions. The
+// plans must still be the walk's, with hosts of both DCs slow (remote ones are never in the
+// rotation) and, in the second case, more slow hosts in a range than pass() keeps on the stack.
+TEST(NeutralRotation, LatencyAwareDefersItsSlowHostsAsItsWalkDoes) {
+  const char* spec =
+      R"({"type":"LatencyAware","min_measure":5,"child":{"type":"DCAwareRoundRobin","local_dc":"dc1","used_hosts_per_remote_dc":3}})";
+  const Counts c = check(spec, 3000, {{2, 7, 8, 19, 33, 41, 50}, 4});
+  // The exclusions happened: many walks ended with a slow local host sent to the end.
+  EXPECT_GT(c.deferred_last, 300u);
+}
+TEST(NeutralRotation, LatencyAwareWithMoreSlowHostsThanTheStackHolds) {
+  std::vector<HostId> slow;
+  for (HostId h = 0; h < 40; h += 2) slow.push_back(h);  // 20 of dc1's 40 hosts
+  const Counts c = check(
+      R"({"type":"LatencyAware","min_measure":5,"child":{"type":"DCAwareRoundRobin","local_dc":"dc1"}})", 2000,
+      {slow, 4});
+  EXPECT_GT(c.deferred_last, 300u);
+}
 
 // The description a round-robin plan gives is the plan: host at position p is its p-th host, and
 // position() inverts at().

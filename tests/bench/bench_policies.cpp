@@ -84,6 +84,12 @@ void BM_FirstHost_TokenAwareRandom_LatencyAware(benchmark::State& state) {
   run_first_host(state, R"({"type":"TokenAware","ordering":"RANDOM","child":{"type":"LatencyAware",)"
                         R"("child":{"type":"DCAwareRoundRobin","local_dc":"dc1"}}})");
 }
+// configs/slow-node.json's LatencyAware: under NEUTRAL, which jumps through its rotation (no
+// host has latency samples here, so none is excluded).
+void BM_FirstHost_TokenAwareNeutral_LatencyAware(benchmark::State& state) {
+  run_first_host(state, R"({"type":"TokenAware","ordering":"NEUTRAL","child":{"type":"LatencyAware",)"
+                        R"("child":{"type":"DCAwareRoundRobin","local_dc":"dc1"}}})");
+}
 
 void BM_FullPlan_TokenAwareRandom_DcAware(benchmark::State& state) {
   Setup s(R"({"type":"TokenAware","child":{"type":"DCAwareRoundRobin","local_dc":"dc1"}})", 6);
@@ -108,6 +114,7 @@ BENCHMARK(BM_FirstHost_TokenAwareNeutral_DcAware)->Arg(6)->Arg(3000);
 BENCHMARK(BM_FirstHost_Default4x)->Arg(6)->Arg(3000);
 BENCHMARK(BM_FirstHost_LatencyAware_TokenAwareRandom)->Arg(6)->Arg(3000);
 BENCHMARK(BM_FirstHost_TokenAwareRandom_LatencyAware)->Arg(6)->Arg(3000);
+BENCHMARK(BM_FirstHost_TokenAwareNeutral_LatencyAware)->Arg(6)->Arg(3000);
 BENCHMARK(BM_FullPlan_TokenAwareRandom_DcAware);
 
 }  // namespace
