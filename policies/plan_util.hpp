@@ -73,6 +73,12 @@ class CowList {
   std::span<const HostId> peek() const { return versions_.back(); }
   // Position of h in the current version, or kAbsent. O(1).
   std::uint32_t position(HostId h) const { return h < pos_.size() ? pos_[h] : kAbsent; }
+  // Whether a snapshot is still the current version (then position() answers for it, absent hosts
+  // included). A version a snapshot has seen is never changed again, so the same storage is the
+  // same contents.
+  bool is_current(std::span<const HostId> s) const {
+    return s.data() == versions_.back().data() && s.size() == versions_.back().size();
+  }
   bool add_if_absent(HostId h) {
     if (position(h) != kAbsent) return false;
     std::vector<HostId>& next = writable();
@@ -140,10 +146,12 @@ struct RotationView {
       const auto& g = seg[s];
       const std::size_t m = g.list.size();
       if (m > 0) {
-        std::size_t j = g.index ? g.index->position(h) : CowList::kAbsent;
-        if (j >= m || g.list[j] != h) {  // an older version of the list: look it up
+        std::size_t j = CowList::kAbsent;
+        if (g.index != nullptr && g.index->is_current(g.list)) {
+          j = g.index->position(h);  // O(1), also when h is not in this segment
+        } else {  // an older version of the list (a node went up or down since): look it up
           const auto it = std::find(g.list.begin(), g.list.end(), h);
-          j = it == g.list.end() ? CowList::kAbsent : static_cast<std::size_t>(it - g.list.begin());
+          if (it != g.list.end()) j = static_cast<std::size_t>(it - g.list.begin());
         }
         if (j != CowList::kAbsent) return base + (j + m - g.start) % m;
       }

@@ -159,4 +159,31 @@ TEST(NeutralRotation, RotationDescribesThePlan) {
   for (std::size_t p = 0; p < v.length(); ++p) EXPECT_EQ(v.position(by_position[p]), p);
 }
 
+// position() through the lists' indexes: a host of the second segment is found there (the first
+// segment's index says it is absent: no look-up of that list), and a snapshot that a later change
+// made stale is looked up in its own contents.
+TEST(NeutralRotation, PositionsComeFromTheIndexOrFromAStaleSnapshotsContents) {
+  policy::CowList rack, others;
+  for (HostId h : {4, 1, 7}) rack.add_if_absent(h);
+  for (HostId h : {2, 9, 5, 3}) others.add_if_absent(h);
+  policy::RotationView v;
+  v.seg[0] = {rack.snapshot(), &rack, 1};    // 1 7 4
+  v.seg[1] = {others.snapshot(), &others, 3};  // 3 2 9 5
+  v.count = 2;
+  ASSERT_TRUE(rack.is_current(v.seg[0].list));
+  const std::vector<HostId> order{1, 7, 4, 3, 2, 9, 5};
+  for (std::size_t p = 0; p < order.size(); ++p) {
+    EXPECT_EQ(v.at(p), order[p]);
+    EXPECT_EQ(v.position(order[p]), p);
+  }
+  EXPECT_EQ(v.position(6), policy::RotationView::kNone);
+  // Host 7 goes down and 6 comes up: the plan's snapshots keep their contents and positions.
+  rack.remove(7);
+  others.add_if_absent(6);
+  EXPECT_FALSE(rack.is_current(v.seg[0].list));
+  EXPECT_FALSE(others.is_current(v.seg[1].list));
+  for (std::size_t p = 0; p < order.size(); ++p) EXPECT_EQ(v.position(order[p]), p);
+  EXPECT_EQ(v.position(6), policy::RotationView::kNone);
+}
+
 }  // namespace lbsim::neutral_rotation_test

@@ -2,8 +2,9 @@
 // so start-up, the analytic model and the process's own peak memory are included and nothing
 // leaks between benchmarks):
 //   BM_Scale_Run3000x256/<policy>  `lbsim run --policy P`, 3,000 nodes x 256 random tokens, 1M ops
-//                                  (target: <= 3 s wall for RANDOM; per-op cost of NEUTRAL,
-//                                  Default4x and LatencyAware within 1.3x of RANDOM: sim_ns_per_op)
+//                                  (target: <= 3 s wall for RANDOM; per-op cost of NEUTRAL (over
+//                                  DCAware, LatencyAware and RackAware), Default4x within 1.3x of
+//                                  RANDOM: sim_ns_per_op)
 //   BM_Scale_Analyze3000x256       `lbsim analyze` with one policy (target <= 1 s)
 //   BM_Scale_Run10000x16           peak RSS of a 10,000-node x 16-token run (target < 200 MB)
 //   BM_Scale_Threads/<threads>     engine ns per op of the default scenario with 100 .. 10,000
@@ -90,6 +91,13 @@ fs::path big_scenario(const fs::path& dir, const std::string& name, int nodes, i
         {{"type", "TokenAware"},
          {"ordering", "NEUTRAL"},
          {"child", {{"type", "LatencyAware"}, {"child", {{"type", "DCAwareRoundRobin"}, {"local_dc", "dc1"}}}}}}}});
+  // NEUTRAL over Scylla's RackAwareRoundRobin: two rotations (the local rack, then the DC's other racks).
+  sc["policies"].push_back(
+      {{"name", "rack_aware_neutral"},
+       {"policy",
+        {{"type", "TokenAware"},
+         {"ordering", "NEUTRAL"},
+         {"child", {{"type", "RackAwareRoundRobin"}, {"local_dc", "dc1"}, {"local_rack", "r1"}}}}}});
   const fs::path f = dir / (name + ".json");
   std::ofstream(f) << sc.dump();
   return f;
@@ -122,6 +130,7 @@ BENCHMARK_CAPTURE(BM_Scale_Run3000x256, random, "random")->Unit(benchmark::kSeco
 BENCHMARK_CAPTURE(BM_Scale_Run3000x256, neutral, "neutral")->Unit(benchmark::kSecond)->Iterations(1);
 BENCHMARK_CAPTURE(BM_Scale_Run3000x256, default4x, "default4x")->Unit(benchmark::kSecond)->Iterations(1);
 BENCHMARK_CAPTURE(BM_Scale_Run3000x256, latency_aware, "latency_aware")->Unit(benchmark::kSecond)->Iterations(1);
+BENCHMARK_CAPTURE(BM_Scale_Run3000x256, rack_aware_neutral, "rack_aware_neutral")->Unit(benchmark::kSecond)->Iterations(1);
 
 void BM_Scale_Analyze3000x256(benchmark::State& state) {
   const fs::path dir = work_dir();
