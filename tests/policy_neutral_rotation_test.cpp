@@ -121,8 +121,9 @@ TEST(NeutralRotation, LatencyAwareDefersItsSlowHostsAsItsWalkDoes) {
   const char* spec =
       R"({"type":"LatencyAware","min_measure":5,"child":{"type":"DCAwareRoundRobin","local_dc":"dc1","used_hosts_per_remote_dc":3}})";
   const Counts c = check(spec, 3000, {{2, 7, 8, 19, 33, 41, 50}, 4});
-  // The exclusions happened: many walks ended with a slow local host sent to the end.
-  EXPECT_GT(c.deferred_last, 300u);
+  // The exclusions happened: over a third of the walks ended with a slow local host sent to the end
+  // (1,278 of 3,000 when written).
+  EXPECT_GT(c.deferred_last, 1000u);
 }
 TEST(NeutralRotation, LatencyAwareWithMoreSlowHostsThanTheStackHolds) {
   std::vector<HostId> slow;
@@ -130,7 +131,7 @@ TEST(NeutralRotation, LatencyAwareWithMoreSlowHostsThanTheStackHolds) {
   const Counts c = check(
       R"({"type":"LatencyAware","min_measure":5,"child":{"type":"DCAwareRoundRobin","local_dc":"dc1"}})", 2000,
       {slow, 4});
-  EXPECT_GT(c.deferred_last, 300u);
+  EXPECT_GT(c.deferred_last, 1000u);  // 1,753 of 2,000 when written
 }
 
 // The description a round-robin plan gives is the plan: host at position p is its p-th host, and
