@@ -1,18 +1,35 @@
 #!/usr/bin/env bash
-# Installs the Debian packages lbsim needs that are missing, and nothing else.
-# Uses sudo when not root. Quick when everything is already there (one dpkg-query).
+# Installs the Debian packages that a scripts/dev command needs and that are missing, nothing else.
+# Uses sudo when not root. Quick when everything is already there (one dpkg-query per package).
+#
+#   scripts/deps.sh GROUP...    groups: build, test, check, bench, cluster (see below)
 set -euo pipefail
 
-packages=(
-  cmake ninja-build g++ pkg-config ccache
-  clang libclang-rt-14-dev    # the sanitizer + fuzz build (ASan, UBSan, libFuzzer)
-  libboost-program-options-dev libeigen3-dev nlohmann-json3-dev libfmt-dev zlib1g-dev
-  libgtest-dev libgmock-dev libbenchmark-dev
-  python3 python3-cassandra   # the ring oracle used by the cross-check test (../shared/oracle)
-  python3-yaml                # parses the Kubernetes manifests in their test (scripts/k8s)
-  chromium                    # renders the HTML report in its test (headless)
-  openjdk-17-jdk-headless libhdrhistogram-java  # the reference decoder of the .hlog export in its test (tests/hlog_test.cpp)
-)
+declare -A group
+# Building and running lbsim.
+group[build]="cmake ninja-build make g++ pkg-config ccache
+  libboost-program-options-dev libeigen3-dev nlohmann-json3-dev libfmt-dev zlib1g-dev"
+# The test suite: GoogleTest; Debian's python3 with the DataStax Python driver (the ring
+# cross-check, tests/python_driver_test.cpp) and PyYAML (the Kubernetes manifests' test);
+# Chromium (renders the HTML report in its test); Java with the HdrHistogram library (the reference
+# decoder of the .hlog export in tests/hlog_test.cpp); npm (the Node.js driver oracle, below).
+group[test]="libgtest-dev libgmock-dev python3 python3-cassandra python3-yaml chromium
+  openjdk-17-jdk-headless libhdrhistogram-java npm"
+# The sweeps on a one-node Slurm and through GNU parallel (tests/cluster/).
+group[cluster]="slurm-wlm munge parallel"
+# The sanitizer and fuzz build (clang: ASan, UBSan, libFuzzer); it also compiles the benchmarks.
+group[check]="clang libclang-rt-14-dev libbenchmark-dev"
+group[bench]="libbenchmark-dev"
+
+packages=()
+for g in "$@"; do
+  if [ -z "${group[$g]+set}" ]; then
+    echo "deps: unknown group '$g' (allowed: build, test, cluster, check, bench)" >&2
+    exit 2
+  fi
+  read -r -a ps <<<"$(echo ${group[$g]})"
+  packages+=("${ps[@]}")
+done
 if [ "${LBSIM_EXTRA_PACKAGES:-}" != "" ]; then
   read -r -a extra <<<"$LBSIM_EXTRA_PACKAGES"
   packages+=("${extra[@]}")
@@ -21,6 +38,8 @@ fi
 missing=()
 for p in "${packages[@]}"; do
   if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+    # npm may come with Node.js from elsewhere (a node install that brings its own npm).
+    if [ "$p" = npm ] && command -v npm >/dev/null 2>&1; then continue; fi
     missing+=("$p")
   fi
 done
@@ -32,15 +51,14 @@ if [ ${#missing[@]} -gt 0 ]; then
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2
 fi
 
-# The Node.js driver the oracle test runs (tests/policy_nodejs_test.cpp, tests/nodejs/), pinned,
-# in a cache outside the repository; one file test when it is already there.
-npm_cache="${XDG_CACHE_HOME:-$HOME/.cache}/lbsim/npm"
-if ! grep -qs '"version": "4.10.0"' "$npm_cache/node_modules/cassandra-driver/package.json"; then
-  if command -v npm >/dev/null 2>&1; then
+# The test group: the Node.js driver that tests/policy_nodejs_test.cpp runs as an oracle, pinned, in
+# a cache outside the repository; one file test when it is already there.
+for g in "$@"; do
+  [ "$g" = test ] || continue
+  npm_cache="${XDG_CACHE_HOME:-$HOME/.cache}/lbsim/npm"
+  if ! grep -qs '"version": "4.10.0"' "$npm_cache/node_modules/cassandra-driver/package.json"; then
     echo "deps: installing cassandra-driver@4.10.0 (npm) into $npm_cache" >&2
     mkdir -p "$npm_cache"
     npm install --no-audit --no-fund --prefix "$npm_cache" cassandra-driver@4.10.0 >&2
-  else
-    echo "deps: npm not found; the Node.js driver oracle tests will be skipped" >&2
   fi
-fi
+done

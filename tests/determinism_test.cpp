@@ -69,7 +69,7 @@ std::string shorten(const fs::path& scenario) {
   return "--set workload.ops=3000" + std::string(w.contains("warmup_ops") ? " --set workload.warmup_ops=300" : "");
 }
 
-// Under the sanitizers (scripts/dev sanitize) every lbsim process costs several times more, and this
+// Under the sanitizers (scripts/dev check) every lbsim process costs several times more, and this
 // test was a quarter of that suite's time. The optimized suite checks all of it; the sanitizer
 // suite runs each scenario once and sweeps it once with 2 jobs (the threaded path under ASan and
 // UBSan), and the sweep's reports must still equal the run's.

@@ -1,5 +1,5 @@
 // Statistical validations that need hundreds of thousands to millions of simulated operations run
-// in the optimized suite only. Under AddressSanitizer (`scripts/dev sanitize`: clang, ASan + UBSan,
+// in the optimized suite only. Under AddressSanitizer (`scripts/dev check`: clang, ASan + UBSan,
 // the simulation's libraries at -O1, the Debug invariant checks) they run about ten times slower:
 // the first eight were 200 of that suite's 500 test-seconds, the five added later (the model-vs-
 // simulation shares and saturation bound, M/M/1 at rho 0.5, tablets' E4 timeline, the shard-aware

@@ -6,7 +6,7 @@
 // cost per event (BM_RunDefaultScenario: ns_per_op / events per op) with this bare loop, for
 // lbsim's EventQueue, its 4-ary EventHeap and std::priority_queue (hold_loops.hpp);
 // BM_EventCostRatio (bench_run.cpp) interleaves them with the engine.
-//   ./build/lbsim_bench --benchmark_filter=Hold
+//   ./build-bench/lbsim_bench --benchmark_filter=Hold
 #include <benchmark/benchmark.h>
 
 #include "hold_loops.hpp"

@@ -2,7 +2,7 @@
 // tokens, RF 3, 200 closed-loop threads, TokenAware(RANDOM, DCAwareRoundRobin)), one core, and the
 // process's peak memory after 1M and after 10M operations (it must not grow with the length);
 // BM_EventCostRatio: its cost per event against the bare hold loops, interleaved.
-//   ./build/lbsim_bench --benchmark_filter='Run|EventCostRatio'
+//   ./build-bench/lbsim_bench --benchmark_filter='Run|EventCostRatio'
 #include <benchmark/benchmark.h>
 
 #include <algorithm>

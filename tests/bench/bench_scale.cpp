@@ -13,7 +13,7 @@
 //                                  the median of the five rounds' own ratios)
 //   BM_Scale_FloodBytesPerOp       open loop far beyond saturation at two lengths: extra peak RSS
 //                                  per extra operation in flight (target <= 512 bytes)
-//   ./build/lbsim_bench --benchmark_filter=Scale
+//   ./build-bench/lbsim_bench --benchmark_filter=Scale
 #include <benchmark/benchmark.h>
 
 #include <algorithm>

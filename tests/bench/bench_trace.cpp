@@ -1,6 +1,6 @@
 // Trace replay (issue 14): records parsed per second by the streaming TraceReader (target: >= 5M/s),
 // and the memory a pass takes for 1M vs 4M records (it must not grow with the file's length).
-//   ./build/lbsim_bench --benchmark_filter=Trace
+//   ./build-bench/lbsim_bench --benchmark_filter=Trace
 // The traces are written once per process to the temporary folder (about 60 bytes a record: a
 // time with decimals, read or write, a 16-byte key, a consistency level on one record in four)
 // and removed at exit.

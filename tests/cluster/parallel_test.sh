@@ -15,7 +15,7 @@ fail() {
 }
 trap 'fail "unexpected error (exit $?) at line $LINENO"' ERR
 [ -x "$lbsim" ] || fail "no lbsim binary at $lbsim"
-LBSIM_EXTRA_PACKAGES="${LBSIM_EXTRA_PACKAGES:-} parallel" bash "$root/scripts/deps.sh"
+bash "$root/scripts/deps.sh" cluster
 command -v parallel >/dev/null || fail "GNU parallel is not installed"
 
 work="$(mktemp -d /tmp/lbsim-parallel.XXXXXX)"

@@ -17,7 +17,7 @@ lbsim="$(realpath "${1:-$root/build/lbsim}")"
 start_time=$SECONDS
 
 # Packages the way scripts/deps.sh installs everything: only the missing ones, sudo when not root.
-LBSIM_EXTRA_PACKAGES="${LBSIM_EXTRA_PACKAGES:-} slurm-wlm munge" bash "$root/scripts/deps.sh"
+bash "$root/scripts/deps.sh" cluster
 
 work="$(mktemp -d /tmp/lbsim-slurm.XXXXXX)"
 chmod 700 "$work"
