@@ -1,8 +1,11 @@
 // Routing probabilities of the non-adaptive policies: for each vnode range, the probability that
 // each node is the first host of the plan (the coordinator), as a sparse ranges x nodes matrix.
 //
-// Closed forms, derived from the driver semantics (../shared/docs/driver-policies.md sections 1-3)
-// rather than by running the policy code:
+// Closed forms, derived from what the drivers' policy classes do rather than by running the policy
+// code (Java 3.x: scylladb/java-driver, branch scylla-3.x, driver-core/src/main/java/com/datastax/
+// driver/core/policies/TokenAwarePolicy.java, DCAwareRoundRobinPolicy.java, RoundRobinPolicy.java,
+// RackAwareRoundRobinPolicy.java; Java 4.x: apache/cassandra-java-driver, core/src/main/java/com/
+// datastax/oss/driver/internal/core/loadbalancing/BasicLoadBalancingPolicy.java):
 // - TokenAware TOPOLOGICAL: the first up LOCAL replica in driver order.
 // - TokenAware RANDOM, Basic4x: uniform over the up LOCAL replicas.
 // - TokenAware NEUTRAL: the child plan is a rotation of its host list(s) from a uniformly

@@ -20,7 +20,10 @@ inline constexpr double kMeasuredSharedDrawNs = 4.1;
 inline constexpr double kMeasuredLineTransferNs = 17.2;
 
 enum class LoadMode : std::uint8_t { Closed, Open };
-// How requests reach a ScyllaDB shard (../shared/docs/tablets-shard-aware.md section 5).
+// How requests reach a ScyllaDB shard (scylladb/scylladb docs/dev/protocol-extensions.md,
+// "Intranode sharding": the shard-aware port maps source port mod nr_shards to the shard;
+// transport/generic_server.cc: port 9042 gives a new connection the shard with the fewest
+// connections).
 // None: no connection model; a routed request's work lands on its token's shard (idealised).
 // ShardAware: the shard-aware port, one connection per shard per host; a routed request goes to
 // its token's shard, an unrouted one to a random shard. Plain: port 9042, `pool_size`
@@ -30,9 +33,12 @@ enum class Connections : std::uint8_t { None, ShardAware, Plain };
 // A full connection: Java 3.x throws BusyPoolException and the plan moves to the next host;
 // gocql's override takes the host's least busy connection (another shard) instead.
 enum class OnBusy : std::uint8_t { NextHost, LeastBusy };
-// A tablet-aware driver's route for a key whose tablet it does not know yet
-// (../shared/docs/tablets-shard-aware.md section 3): the vnode token map (Java 3.x/4.x, Python,
-// Go) or no token awareness at all (Rust: a random node and shard).
+// A tablet-aware driver's route for a key whose tablet it does not know yet: the vnode token map
+// (Java 3.x Metadata.getReplicas after TabletMap in scylladb/java-driver scylla-3.x; Java 4.x
+// DefaultTabletMap then TokenMap in scylla-4.x; Python cassandra/policies.py; Go scylladb/gocql
+// policies.go) or no token awareness at all (Rust: scylladb/scylla-rust-driver
+// scylla/src/routing/locator/tablets.rs returns no replicas for an unknown tablet of a tablet
+// table, so the plan is a random node and shard).
 enum class TabletFallback : std::uint8_t { Ring, Random };
 enum class Arrivals : std::uint8_t { Poisson, Constant };
 

@@ -4,7 +4,11 @@
 // MurmurHash3 x64 128-bit with seed 0, the first half h1 read as a signed 64-bit token,
 // tail bytes sign-extended (Java's signed byte; "not quite MurmurHash 3.0"), and a hash equal
 // to Long.MIN_VALUE (the partitioner's MINIMUM sentinel) normalized to Long.MAX_VALUE.
-// See ../shared/docs/ring.md section 1.
+// Sources: apache/cassandra src/java/org/apache/cassandra/dht/Murmur3Partitioner.java (getToken,
+// normalize) and src/java/org/apache/cassandra/utils/MurmurHash.java (hash3_x64_128, getblock).
+// Drivers copy the sign extension on purpose: apache/cassandra-gocql-driver PR #1035
+// (internal/murmur/murmur.go), scylladb/scylla-rust-driver PR #96 (scylla/src/routing/
+// partitioner.rs), datastax/python-driver cassandra/cmurmur3.c.
 #pragma once
 #include <bit>
 #include <cstddef>
@@ -44,8 +48,9 @@ constexpr std::uint64_t fmix(std::uint64_t k) {  // MurmurHash3's fmix64
   return k;
 }
 // Little-endian tail bytes `v` as Cassandra reads them: byte i is Java's signed byte shifted by
-// 8 i, so a byte with its top bit set flips every bit above it (ring.md 1.2: Cassandra's "not
-// quite MurmurHash 3.0"). Branch-free: `v` XOR a mask whose byte k is 0xff when an odd number of
+// 8 i, so a byte with its top bit set flips every bit above it (kept for compatibility; its
+// comment in Cassandra calls it "not quite MurmurHash 3.0", as twitter/algebird issue #512
+// quotes). Branch-free: `v` XOR a mask whose byte k is 0xff when an odd number of
 // the bytes below k are negative (a prefix XOR over bytes).
 constexpr std::uint64_t java_signed_bytes(std::uint64_t v) {
   std::uint64_t t = ((v >> 7) & 0x0101010101010101ULL) << 8;  // byte j + 1: byte j is negative

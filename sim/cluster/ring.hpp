@@ -9,7 +9,12 @@
 // - Driver: the order Java driver 3.x Metadata.getReplicas returns (ReplicationStrategy: NTS with
 //   a per-DC deferred "skipped" LinkedHashSet flushed when the DC's last rack is seen; DCs
 //   interleaved in ring-walk order). TokenAwarePolicy TOPOLOGICAL relies on it.
-// For SimpleStrategy both orders are the ring walk. See ../shared/docs/ring.md sections 2.1-2.3.
+// For SimpleStrategy both orders are the ring walk.
+// Sources: apache/cassandra src/java/org/apache/cassandra/locator/TokenMetadata.java
+// (firstTokenIndex), SimpleStrategy.java and NetworkTopologyStrategy.java (DatacenterEndpoints,
+// calculateNaturalEndpoints); scylladb/scylladb locator/network_topology_strategy.cc (same rule);
+// scylladb/java-driver scylla-3.x driver-core/src/main/java/com/datastax/driver/core/Metadata.java
+// and ReplicationStategy.java (the file name is misspelled upstream).
 //
 // Every range has the same number of replicas: sum over DCs of min(rf, nodes in DC) for NTS,
 // min(rf, nodes) for SimpleStrategy. Storage is flat, O(ring tokens x RF); a lookup is a bucket

@@ -2,11 +2,14 @@
 //
 // - A single-component partition key is hashed as its raw CQL value bytes.
 // - A composite partition key is packed as [u16 big-endian length][bytes][0x00] per component,
-//   concatenated (CompositeType; python-driver Statement._key_parts_packed). A one-component
-//   list is used as is, like the drivers do.
+//   concatenated (CompositeType; datastax/python-driver cassandra/query.py
+//   Statement._key_parts_packed, scylladb/scylla-rust-driver scylla/src/routing/partitioner.rs
+//   calculate_token_for_partition_key). A one-component list is used as is, like the drivers do.
 // - A workload's integer key id k becomes the 8-byte big-endian two's-complement bigint k, the
 //   serialized form of a CQL `bigint` partition key (cassandra-stress uses blob keys; a bigint is
-//   the natural choice and is what ../shared/docs/driver-policies.md's vector "bigint 33" uses).
+//   the natural choice, and the Java 3.x driver's TokenAwarePolicyTest routes a bigint 33 and a
+//   composite (42, "hello_world"): scylladb/java-driver, branch scylla-3.x,
+//   driver-core/src/test/java/com/datastax/driver/core/policies/TokenAwarePolicyTest.java).
 #pragma once
 #include <array>
 #include <cstdint>

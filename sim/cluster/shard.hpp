@@ -1,7 +1,11 @@
 // ScyllaDB shard of a token (shard awareness).
 // Semantics of scylladb dht/token.cc zero_based_shard_of and scylla-rust-driver Sharder::shard_of:
 // unbias the token onto uint64 order, drop the top msb_ignore bits, then take the high 64 bits of
-// (u * nr_shards). See ../shared/docs/ring.md section 5.
+// (u * nr_shards). Sources: scylladb/scylladb dht/token.cc (zero_based_shard_of, unbias);
+// scylladb/scylla-rust-driver scylla/src/routing/sharding.rs (Sharder::shard_of, and its
+// test_shard_of vectors); scylladb/java-driver scylla-3.x ShardingInfo.java (shardId). The
+// parameters come from the SUPPORTED options SCYLLA_NR_SHARDS and SCYLLA_SHARDING_IGNORE_MSB
+// (scylladb/scylladb docs/dev/protocol-extensions.md).
 #pragma once
 #include <cstdint>
 

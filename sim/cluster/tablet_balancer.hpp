@@ -1,9 +1,11 @@
 // ScyllaDB's incremental tablet load balancer, 6.0-2025.1 goal: an equal tablet count per shard
-// (../shared/docs/tablets-shard-aware.md sections 2 and 8, M2 and E10). Pure logic: it reads a
-// TabletMap and the migrations in flight and returns the migrations to start now; the caller
-// applies a finished one with TabletMap::replace_replica.
+// (capacity-aware balancing came with scylladb/scylladb commit c4714180cc, 2025-02, size-based with
+// 10eb364821). Pure logic: it reads a TabletMap and the migrations in flight and returns the
+// migrations to start now; the caller applies a finished one with TabletMap::replace_replica.
+// tests/tablet_balancer_test.cpp checks it against the overcommit figures of ScyllaDB's own
+// `perf-load-balancing` runs (scylladb/scylladb commit 603abddca9 and PR #19779).
 //
-// Sources, as the fact sheet cites them:
+// Sources (SS = scylladb/scylladb, read at commit f4a4091ca2):
 // - rounds: SS service/tablet_allocator.cc make_plan, called again and again until its plan is
 //   empty; per DC an inter-node plan (make_internode_plan), then an intra-node one on every node
 //   that is not being drained (make_intranode_plan / make_node_plan).

@@ -1,14 +1,18 @@
-// ScyllaDB tablets (../shared/docs/tablets-shard-aware.md section 1): the tablet count rule, the
-// pow2 token -> tablet index, and the placement of a new table's tablets as (host, shard) replicas.
+// ScyllaDB tablets: the tablet count rule, the pow2 token -> tablet index, and the placement of a
+// new table's tablets as (host, shard) replicas.
 //
-// Sources, as the fact sheet cites them:
+// Sources (SS = scylladb/scylladb, read at commit f4a4091ca2; see also its
+// docs/architecture/tablets.rst):
 // - count: SS service/tablet_allocator.cc compute_target_tablet_count. The largest of `initial`,
 //   `min_tablet_count` and a per-shard minimum ceil(m x shards_in_DC / RF_DC) over the DCs, where
 //   m = min_per_shard_tablet_count, else tablets_initial_scale_factor (10) unless `initial` or
 //   `min_tablet_count` is given; then capped so that the average tablet replicas per shard of each
-//   DC stay within tablets_per_shard_goal (100); then rounded up to a power of two.
-// - index: SS dht/token.cc: tablet = (uint64)(token + 2^63) >> (64 - log2 N); tablet i owns
-//   (last[i-1], last[i]] with last[i] = (i+1) 2^(64-k) - 1 - 2^63.
+//   DC stay within tablets_per_shard_goal (100, commit f1bda8d4c1); then rounded up to a power of
+//   two. The scale factor's default went from 1 (commit 4c4a9679d8, 2023-12) to 10 (commits
+//   2463e524ed and f043c83ba5, 2024-12).
+// - index: SS dht/token.cc compaction_group_of (used by tablet_id_map::get_tablet_id):
+//   tablet = (uint64)(token + 2^63) >> (64 - log2 N); tablet i owns (last[i-1], last[i]] with
+//   last[i] = (i+1) 2^(64-k) - 1 - 2^63.
 // - placement: SS locator/network_topology_strategy.cc add_tablets_in_dc, per tablet and DC: racks
 //   sorted by name, those without a replica of the tablet first, rotated by tablet id % racks and
 //   visited round-robin; in a rack the node with the lowest average shard load (ties broken at

@@ -43,7 +43,8 @@ struct Topology {
 enum class StrategyKind { Simple, NetworkTopology };
 
 // A keyspace's tablet options (ScyllaDB `tablets = {...}` and the table options that size the
-// count; ../shared/docs/tablets-shard-aware.md section 1). Used by sim/cluster/tablets.hpp.
+// count; scylladb/scylladb service/tablet_allocator.cc compute_target_tablet_count and
+// docs/cql/ddl.rst). Used by sim/cluster/tablets.hpp.
 struct TabletOptions {
   std::optional<std::uint64_t> initial;                     // deprecated keyspace 'initial'
   std::optional<std::uint64_t> min_tablet_count;

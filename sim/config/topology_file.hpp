@@ -1,4 +1,5 @@
-// Topology files: the JSON format that ../shared/oracle/ring_oracle.py reads.
+// Topology files: lbsim's JSON description of a ring (also the input of the Python-driver oracle
+// tests/python_driver/ring_answers.py).
 //
 //   {"nodes": [{"id", "dc", "rack", "tokens": [...]}],
 //    "keyspace": {"class": "SimpleStrategy", "rf": 3} | {"class": "NetworkTopologyStrategy", "rf": {"dc1": 3}},

@@ -25,11 +25,12 @@ struct NodeModelSpec {
   Dist write = Dist::lognormal(100000, 500000);  // replica write
   double row_cost = 0.1;  // replica time x (1 + row_cost x (rows - 1))
   std::vector<double> speed;  // per node (NodeId order), 1 = nominal; service time / speed
-  // Cross-shard hops (per_shard only; ../shared/docs/tablets-shard-aware.md section 4). Replica
+  // Cross-shard hops (per_shard only; scylladb/scylladb service/storage_proxy.cc hands local
+  // replica work to the owning shard with invoke_on / submit_to). Replica
   // work arriving on a shard that does not own its token is handed to the owner: extra CPU of
   // cross_shard_cost x the node's mean work for the request (its replica work, plus the
   // coordinator work on the coordinator), half on the arrival shard and half on the owner, and
-  // cross_shard_latency between the two. Measured: ScyllaDB
+  // cross_shard_latency between the two. Measured: scylladb/scylladb
   // commit b26923c1a4 (perf-simple-query, +26-33 % cycles over all non-shard-aware operations, of
   // which (S-1)/S hop: about +36 % per hopped operation).
   double cross_shard_cost = 0.36;
@@ -95,8 +96,10 @@ struct FaultSpec {
 
 namespace lbsim {
 
-// Topology changes (issue 11; ../shared/docs/tablets-shard-aware.md sections 2 and 6): nodes
-// joining, decommissioned or removed at given times, and the cost of moving a tablet.
+// Topology changes (issue 11; scylladb/scylladb docs/dev/topology-over-raft.md and
+// service/tablet_allocator.cc for tablets; scylladb/scylladb#19107 for the growth that skews
+// NEUTRAL): nodes joining, decommissioned or removed at given times, and the cost of moving a
+// tablet.
 enum class ChangeKind : std::uint8_t { AddNode, Decommission, RemoveNode };
 
 struct ChangeEvent {
@@ -109,12 +112,13 @@ struct ChangeSpec {
   std::vector<ChangeEvent> events;  // sorted by time
   std::uint32_t initial_nodes = 0;  // nodes 0..initial_nodes-1 are members at t = 0
   // A tablet migration: a fixed latency (group0 transitions and barriers, which dominate for small
-  // tablets: SS commit 2463e524ed) plus the tablet's size over the streaming bandwidth. Writes go
-  // to old and new replica from the start, reads switch to the new one after streaming
+  // tablets: scylladb/scylladb commit 2463e524ed) plus the tablet's size over the streaming
+  // bandwidth. Writes go to old and new replica from the start, reads switch to the new one after streaming
   // (write_both_read_old -> streaming -> write_both_read_new -> use_new).
   SimTime migration_latency = kSec;
   double tablet_size_mb = 0;       // 0: only the fixed latency
   double stream_mb_s = 100;
+  // scylladb/scylladb db/config.cc:
   std::uint32_t max_in_per_shard = 2;   // tablet_streaming_write_concurrency_per_shard
   std::uint32_t max_out_per_shard = 2;  // tablet_streaming_read_concurrency_per_shard
   // Vnode keyspaces: how long one ring change streams before ownership switches.

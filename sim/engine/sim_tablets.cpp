@@ -1,9 +1,12 @@
-// Tablet keyspaces and topology changes (issue 11; ../shared/docs/tablets-shard-aware.md
-// sections 1-3 and 6):
+// Tablet keyspaces and topology changes (issue 11). Sources: scylladb/scylladb (read at
+// f4a4091ca2) locator/tablets.cc, service/tablet_allocator.cc, docs/dev/protocol-extensions.md;
+// the drivers' tablet caches (scylladb/java-driver TabletMap.java, scylladb/python-driver
+// cassandra/tablets.py, scylladb/gocql tablets/tablets.go, scylladb/scylla-rust-driver
+// scylla/src/routing/locator/tablets.rs); scylladb/scylladb#19107 for the growth:
 // - the server's tablet map (system.tablets), changed only by migrations, each replica a
 //   (host, shard); replica work runs on the replica's tablet shard;
-// - the locality check after execution (SS tablets.cc check_locality): a coordinator that is not
-//   a replica, or a replica reached on another shard than the tablet's, answers with the
+// - the locality check after execution (locator/tablets.cc check_locality): a coordinator that is
+//   not a replica, or a replica reached on another shard than the tablet's, answers with the
 //   tablets-routing-v1 payload (the replicas column: the old set while a tablet moves), except
 //   the pending replica on its pending shard; the request is never redirected;
 // - the driver's cache, warm or empty, merged from payloads (delete the overlapping entries and
@@ -118,7 +121,7 @@ std::uint32_t Simulation::Impl::driver_shard(const Op& op, NodeId host) {
   if (!op.routed) return static_cast<std::uint32_t>(shard_rng_.below(shards));
   if (tablets_) {
     if (cache_known_[op.range]) {
-      // The tablet's shard for this host (J3/PY/GO: else the vnode formula).
+      // The tablet's shard for this host (Java 3.x, Python, Go: else the vnode formula).
       const std::size_t base = op.range * tstride_;
       for (std::size_t i = 0; i < tstride_; ++i)
         if (cache_hosts_[base + i] == host) return cache_shards_[base + i];

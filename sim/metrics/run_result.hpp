@@ -96,7 +96,8 @@ struct ClientResult {
 };
 
 // Tablet keyspaces: the driver's routing against the tablet map, in the measurement window
-// (../shared/docs/tablets-shard-aware.md section 3), and the migrations of the whole run.
+// (tablets-routing-v1: scylladb/scylladb docs/dev/protocol-extensions.md and locator/tablets.cc
+// check_locality), and the migrations of the whole run.
 struct TabletResult {
   std::uint64_t tablets = 0;          // tablet count
   std::uint64_t fallback = 0;         // operations routed without a cached tablet (driver fallback)

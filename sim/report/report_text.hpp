@@ -1,7 +1,11 @@
-// Human-readable output of runs: the cassandra-stress "Results:" block (the layout of
-// ../shared/reference/cassandra-stress-results-block.txt, without the GC lines, which have no
-// meaning here), the per-node table, imbalance, client figures, and the side-by-side table of
-// several policies. Text goes to the given stream; nothing here touches the file system.
+// Human-readable output of runs: the cassandra-stress "Results:" block, the per-node table,
+// imbalance, client figures, and the side-by-side table of several policies. Text goes to the given
+// stream; nothing here touches the file system.
+// The block has the layout that StressMetrics.summarise() prints (apache/cassandra
+// tools/stress/src/org/apache/cassandra/stress/report/StressMetrics.java, and the scylladb/
+// cassandra-stress fork), without the GC lines, which have no meaning here; a sample is
+// tests/data/cassandra-stress-results-block.txt, and tests/reference_data_test.cpp checks the
+// layout against it.
 #pragma once
 #include <ostream>
 #include <string>
