@@ -1,5 +1,19 @@
-// Murmur3Partitioner vectors from ../shared/docs/ring.md section 1.4 and driver-policies.md
-// section 6, plus routing-key packing and the shard formula.
+// Murmur3Partitioner tokens, routing-key packing and the shard formula, against the drivers' own
+// test vectors:
+// - datastax/python-driver tests/unit/test_metadata.py (Murmur3TokensTest): "123",
+//   "9223372036854775807", fe x 8, 10 x 8 and the 50-byte 00 ff 10 fa 99 key;
+// - apache/cassandra-gocql-driver internal/murmur/murmur_test.go: "hello", "hello, world",
+//   "19 Jan 2038 at 3:14:07 AM", the quick brown fox, TestMurmur3H1_CassandraSign (the hex key)
+//   and the TestMurmur3H1 series "0", "01", ... (every tail length);
+// - scylladb/scylla-rust-driver scylla/src/routing/partitioner.rs (test_murmur3_partitioner):
+//   "test", "xd", "primary_key", "kremówki";
+// - scylladb/scylla-rust-driver scylla/src/routing/sharding.rs (test_shard_of, taken there from
+//   gocql): the two tokens of Shard.MatchesScyllaDriverVectors with 4 shards and 12 ignored bits.
+// The Java 3.x keys ("This is some sample text", the should_... routing keys of
+// TokenAwarePolicyTest; "a", "b", "c", "e", "100000" of ShardingInfoTest, in scylladb/java-driver
+// scylla-3.x driver-core/src/test/java/com/datastax/driver/core/) come with asserted plans and
+// shards, not tokens: their tokens here were computed with Cassandra's Murmur3 variant, and the
+// plans (tests/policy_vectors_test.cpp) and shards (below) that the Java tests assert confirm them.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -202,7 +216,7 @@ TEST(RoutingKey, HexParsingRejectsMalformedInput) {
 TEST(Shard, MatchesScyllaDriverVectors) {
   EXPECT_EQ(shard_of(-9219783007514621794, {4, 12}), 3u);
   EXPECT_EQ(shard_of(9222582454147032830, {4, 12}), 3u);
-  // J3 ShardingInfoTest: nr_shards 12, ignore_msb 12.
+  // Java 3.x ShardingInfoTest (scylladb/java-driver scylla-3.x): nr_shards 12, ignore_msb 12.
   EXPECT_EQ(shard_of(token_of("a"), {12, 12}), 4u);
   EXPECT_EQ(shard_of(token_of("b"), {12, 12}), 6u);
   EXPECT_EQ(shard_of(token_of("c"), {12, 12}), 6u);

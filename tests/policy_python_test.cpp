@@ -1,7 +1,9 @@
 // The Python driver's policies: PythonDCAwareRoundRobin, PythonRackAwareRoundRobin and
 // PythonTokenAware, with the cases of scylladb/python-driver tests/unit/test_policies.py
-// (test_wrap_dc_aware, test_wrap_rack_aware, test_status_updates) and the J3 vectors of
-// driver-policies.md section 6 where the Python driver agrees (or, noted, differs).
+// (test_wrap_dc_aware, test_wrap_rack_aware, test_status_updates) and the Java 3.x vectors ("J3":
+// scylladb/java-driver scylla-3.x DCAwareRoundRobinPolicyTest, RackAwareRoundRobinPolicyTest and
+// TokenAwarePolicyTest, as in tests/policy_vectors_test.cpp) where the Python driver agrees (or,
+// noted, differs).
 #include <gtest/gtest.h>
 
 #include <algorithm>

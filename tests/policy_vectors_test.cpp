@@ -1,5 +1,9 @@
-// Expected plans and per-node counts from the drivers' own test suites
-// (../shared/docs/driver-policies.md section 6), on the same topologies.
+// Expected plans and per-node counts from the Java driver 3.x's own test suite, on the same
+// topologies. J3 = scylladb/java-driver, branch scylla-3.x, driver-core/src/test/java/com/datastax/
+// driver/core/: policies/TokenAwarePolicyTest.java (unit cases with mocks, and Scassandra cases on
+// ScassandraCluster.java's token layout), policies/DCAwareRoundRobinPolicyTest.java,
+// policies/RoundRobinPolicyTest.java and policies/RackAwareRoundRobinPolicyTest.java. The
+// RackAware distance change is scylladb/java-driver PR #588 (issue #369).
 #include <gtest/gtest.h>
 
 #include <algorithm>

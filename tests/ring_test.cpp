@@ -1,5 +1,8 @@
-// Token ring ownership and replica placement: edge tokens, the rules of ring.md section 2, and a
-// property check of TokenRing's per-DC walks against the plain global walk (ring_reference.hpp).
+// Token ring ownership and replica placement: edge tokens, the placement rules (apache/cassandra
+// TokenMetadata.firstTokenIndex, SimpleStrategy and NetworkTopologyStrategy; the Java 3.x driver's
+// ReplicationStategy.java; see sim/cluster/ring.hpp), the scylla-rust-driver's locator test ring
+// (scylladb/scylla-rust-driver scylla/src/routing/locator/test.rs), and a property check of
+// TokenRing's per-DC walks against the plain global walk (ring_reference.hpp).
 #include <gtest/gtest.h>
 
 #include <set>
@@ -88,7 +91,10 @@ TEST(Ring, NetworkTopologyMatchesRustDriverLocatorTests) {
   EXPECT_EQ(ids(b, b.replicas(75, ReplicaOrder::Driver)), (Ids{"B", "E", "G"}));
 }
 
-// ring.md 2.4's constructed example: one DC, racks r1 = {A, B, E}, r2 = {C, D}, RF 4.
+// A hand-built ring where the orders differ: one DC, racks r1 = {A, B, E}, r2 = {C, D}, RF 4 (B has
+// two tokens, so the Python driver, which keeps deferred hosts in a plain list, defers it twice and
+// returns [A, C, B, B]: datastax/python-driver cassandra/metadata.py
+// NetworkTopologyStrategy.make_token_replica_map).
 Topology dup_example() {
   return Topology::build({{"A", "dc1", "r1", {0}},
                           {"B", "dc1", "r1", {10, 20}},
@@ -224,7 +230,8 @@ TEST(Ring, RandomAllocationIsSeededAndNeverUsesMinimum) {
 }
 
 TEST(Ring, ImbalanceOf256RandomTokensMatchesTheBetaModel) {
-  // ring.md 3.4: primary sd/mean = sqrt((N-1)/(N*T+1)) = 0.060 for N = 12, T = 256.
+  // A node's primary ownership with N nodes of T random tokens is Beta(T, (N-1) T), so
+  // sd/mean = sqrt((N-1)/(N*T+1)) = 0.060 for N = 12, T = 256.
   const auto toks = random_tokens(12, 256, Rng(3).fork("tokens"));
   std::vector<NodeSpec> nodes;
   for (std::size_t i = 0; i < 12; ++i) nodes.push_back({"n" + std::to_string(i), "dc1", "r1", toks[i]});

@@ -1,6 +1,12 @@
-// ScyllaDB tablet load balancer (../shared/docs/tablets-shard-aware.md sections 2 and 8, M2 and
-// E10): placement invariants on random clusters with migrations left in flight, the in/out slot
-// limits, drains, the strict-improvement rule, intra-node moves and the 8-step convergence check.
+// ScyllaDB tablet load balancer (sim/cluster/tablet_balancer.hpp, which names the scylladb/scylladb
+// files it follows): placement invariants on random clusters with migrations left in flight, the
+// in/out slot limits, drains, the strict-improvement rule, intra-node moves and the 8-step
+// convergence check called E10 here. E10 compares with ScyllaDB's own `scylla perf-load-balancing`
+// runs of 8 bootstrap/decommission steps: with per-table candidate scoring (scylladb/scylladb PR
+// #19779: 5 nodes x 32 shards, tables of 128 and 512 tablets, RF 3) the worst node overcommit
+// (max load / mean) fell from 1.81 to 1.02 and the worst shard's from 4.00 to 1.50; commit
+// 603abddca9 (random candidates) took the worst node from 2.34 to 1.65. The bounds below, node
+// <= 1.1 and shard <= 1.5, are those of the table-aware balancer.
 #include <gtest/gtest.h>
 
 #include <algorithm>

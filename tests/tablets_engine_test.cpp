@@ -1,9 +1,18 @@
-// Tablet keyspaces in runs (issue 11): the expectations of ../shared/docs/tablets-shard-aware.md
-// section 8 that the engine must reproduce: E2 (a warm, shard-aware, tablet-aware driver makes no
-// payload and no hop), E3 (a cold cache misroutes about once per tablet), E5 (Java 4.x before
-// 4.19.0.1 never learns from writes), E4 (scylladb#19107: NEUTRAL over DCAware round-robin gives
-// the old nodes 4:1:1 while the cluster grows, RANDOM stays flat), E9 (stale entries after
-// migrations are corrected by about one payload each), and drains.
+// Tablet keyspaces in runs (issue 11): the expectations the engine must reproduce, numbered as in
+// the other tablet tests. Each follows from the server's and the drivers' rules (scylladb/scylladb
+// locator/tablets.cc check_locality and docs/dev/protocol-extensions.md for tablets-routing-v1;
+// the drivers' tablet caches, see sim/engine/sim_tablets.cpp); the figures are worked out here:
+// - E2: a warm, shard-aware, tablet-aware driver makes no payload and no hop;
+// - E3: a cold cache misroutes about once per tablet (the decay scylladb/csharp-driver#278 shows);
+// - E5: Java 4.x before 4.19.0.1 never learns from writes (scylladb/java-driver #498, fixed by PR
+//   #499);
+// - E4: scylladb/scylladb#19107: NEUTRAL over DCAware round-robin gives the old nodes 4:1:1 while
+//   the cluster grows (new hosts are appended to the round-robin list, and a replica's share is 1
+//   plus the non-replicas just before it), RANDOM stays flat; the root cause, cassandra-stress
+//   using NEUTRAL (scylladb/scylla-tools-java PR #367), was fixed by scylladb/cassandra-stress
+//   PR #32 (v3.17.0);
+// - E9: stale entries after migrations are corrected by about one payload each;
+// - and drains.
 #include <gtest/gtest.h>
 
 #include <algorithm>

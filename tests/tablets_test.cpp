@@ -1,6 +1,11 @@
-// ScyllaDB tablets (issue 11, first part): the count rule with the vectors of
-// ../shared/docs/tablets-shard-aware.md section 1 / E1, the pow2 index and last tokens, and the
-// placement invariants on random clusters.
+// ScyllaDB tablets (issue 11, first part): the count rule, the pow2 index and last tokens, and the
+// placement invariants on random clusters. The rules are scylladb/scylladb's (see
+// sim/cluster/tablets.hpp for the files and commits); the vectors are worked from them:
+// - E1 (the density check): 21 shards in a DC with RF 3 give ceil(10 x 21 / 3) = 70 -> 128 tablets,
+//   about 18.3 replicas per shard, which matches the "18 vs 19 tablets per shard" reported in
+//   scylladb/scylladb#20921; commit 2463e524ed's own example (4 nodes x 1 shard, RF 3 -> 14) and
+//   the 2023 rule of commit 4c4a9679d8 (scale factor 1) are checked too;
+// - the last tokens of N = 8 pow2 tablets follow from last[i] = (i+1) 2^61 - 1 - 2^63.
 #include <gtest/gtest.h>
 
 #include <algorithm>
