@@ -176,7 +176,7 @@ void check_topology(const Shape& s, std::uint64_t seed, const fs::path& dir, Cou
     if (driver_set.size() < driver.size()) {  // the driver's duplicate bug, never lbsim's
       ++counts.driver_duplicates;
       EXPECT_EQ(server_set.size(), server_ids.size()) << "token " << t;
-      EXPECT_EQ(driver.size(), server_ids.size()) << "token " << t;
+      // (Where a DC's RF exceeds its nodes, the repeats also pad the list beyond them.)
       EXPECT_TRUE(std::includes(server_set.begin(), server_set.end(), driver_set.begin(), driver_set.end()))
           << "token " << t;
       return;
