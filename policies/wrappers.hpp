@@ -1,5 +1,7 @@
 // Programmatic construction of the wrapper policies around an existing child (tests, benchmarks,
 // and any caller that builds a chain without JSON). The registry's factories use these too.
+// Both are Java driver 3.x wrappers, defined in policies/java3/token_aware.cpp and
+// policies/java3/latency_aware.cpp.
 #pragma once
 #include <memory>
 

@@ -9,7 +9,7 @@
 #include <set>
 #include <tuple>
 
-#include "policies/nodejs_replicas.hpp"
+#include "policies/nodejs/replicas.hpp"
 #include "policies/plan_util.hpp"
 #include "policy_test_util.hpp"
 #include "sim/core/error.hpp"

@@ -32,7 +32,7 @@
 // - Math.random is per V8 isolate, without contention: thread_local draws.
 #include <limits>
 
-#include "policies/nodejs_replicas.hpp"
+#include "policies/nodejs/replicas.hpp"
 #include "policies/plan_util.hpp"
 #include "policies/registry.hpp"
 

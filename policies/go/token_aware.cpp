@@ -31,7 +31,7 @@
 
 #include <fmt/format.h>
 
-#include "policies/go_round_robin.hpp"
+#include "policies/go/round_robin.hpp"
 #include "policies/wrapper.hpp"
 #include "policies/plan_util.hpp"
 #include "policies/registry.hpp"

@@ -6,7 +6,7 @@
 // scylladb/java-driver PR #588 (2025-08-19), so TokenAware RANDOM/TOPOLOGICAL may put remote-rack
 // replicas first (issue #369); PR #588 made it REMOTE. "remote_rack_distance" picks either;
 // the default is "LOCAL", the pre-fix behaviour.
-#include "policies/dc_round_robin.hpp"
+#include "policies/java3/dc_round_robin.hpp"
 #include "policies/registry.hpp"
 
 namespace lbsim::policy {

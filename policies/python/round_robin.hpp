@@ -1,5 +1,5 @@
 // The Python driver's DC-aware round-robin family: DCAwareRoundRobinPolicy and the Scylla fork's
-// RackAwareRoundRobinPolicy share one implementation (python_round_robin.cpp).
+// RackAwareRoundRobinPolicy share one implementation (policies/python/round_robin.cpp).
 //
 // Semantics (scylladb/python-driver cassandra/policies.py, read at 76430785, 2026-08; the same in
 // every release since 3.28.0-scylla, and DCAwareRoundRobinPolicy as in datastax/python-driver 3.29):

@@ -11,7 +11,7 @@
 //   is down (or IGNORED) when it reaches it. lbsim plans do that skip at yield time, so they hold
 //   exactly the hosts the request handler would try.
 // - local_dc is required, as in the driver (setLocalDc throws without localDataCenter).
-#include "policies/nodejs_replicas.hpp"
+#include "policies/nodejs/replicas.hpp"
 #include "policies/plan_util.hpp"
 #include "policies/registry.hpp"
 

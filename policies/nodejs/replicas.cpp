@@ -1,5 +1,5 @@
-// The Node.js driver's token-to-replicas map and spec helpers; see nodejs_replicas.hpp.
-#include "policies/nodejs_replicas.hpp"
+// The Node.js driver's token-to-replicas map and spec helpers; see policies/nodejs/replicas.hpp.
+#include "policies/nodejs/replicas.hpp"
 
 #include <algorithm>
 #include <numeric>

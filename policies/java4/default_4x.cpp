@@ -16,7 +16,7 @@
 // - power of two choices: if in_flight(first) > in_flight(second), swap them.
 // The local DC is mandatory in the driver; when "local_dc" is absent lbsim infers it from the first
 // node, as the driver does from an implicit contact point.
-#include "policies/basic_4x.hpp"
+#include "policies/java4/basic_4x.hpp"
 #include "policies/registry.hpp"
 
 namespace lbsim::policy {

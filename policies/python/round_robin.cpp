@@ -1,6 +1,6 @@
-// PythonDCAwareRoundRobin and PythonRackAwareRoundRobin: see python_round_robin.hpp for the
-// semantics and their sources.
-#include "policies/python_round_robin.hpp"
+// PythonDCAwareRoundRobin and PythonRackAwareRoundRobin: see policies/python/round_robin.hpp for
+// the semantics and their sources.
+#include "policies/python/round_robin.hpp"
 
 #include <fmt/format.h>
 

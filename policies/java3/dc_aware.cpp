@@ -2,7 +2,7 @@
 // dc_round_robin.hpp for the semantics and their sources.
 #include <fmt/format.h>
 
-#include "policies/dc_round_robin.hpp"
+#include "policies/java3/dc_round_robin.hpp"
 #include "policies/registry.hpp"
 
 namespace lbsim::policy {

@@ -10,11 +10,12 @@
 // - Down hosts are not filtered by the driver's plan; its RequestHandler skips them when reached.
 //   lbsim skips them at yield time (the same hosts tried, in the same order).
 // - Math.random is per V8 isolate, without contention: counted as thread_local draws.
-// - replica_source "nodejs-4.10" takes the replicas from the driver's own map (nodejs_replicas.hpp)
-//   instead of Request::replicas; a host listed twice there is yielded once (the driver would
-//   yield it twice, so it is twice as likely to come first, which lbsim keeps).
+// - replica_source "nodejs-4.10" takes the replicas from the driver's own map
+//   (policies/nodejs/replicas.hpp) instead of Request::replicas; a host listed twice there is
+//   yielded once (the driver would yield it twice, so it is twice as likely to come first, which
+//   lbsim keeps).
 // - distance() and every event are the child's.
-#include "policies/nodejs_replicas.hpp"
+#include "policies/nodejs/replicas.hpp"
 #include "policies/wrapper.hpp"
 #include "policies/plan_util.hpp"
 #include "policies/registry.hpp"

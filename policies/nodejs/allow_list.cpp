@@ -5,7 +5,7 @@
 // - Plan: the child plan (built when the plan is made), minus the hosts outside the list; nothing
 //   is reordered and no random draw is made.
 // - init and every event go to the child.
-#include "policies/nodejs_replicas.hpp"
+#include "policies/nodejs/replicas.hpp"
 #include "policies/wrapper.hpp"
 #include "policies/plan_util.hpp"
 #include "policies/registry.hpp"

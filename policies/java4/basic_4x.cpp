@@ -1,5 +1,5 @@
 // Basic4x: see basic_4x.hpp for the semantics and their sources.
-#include "policies/basic_4x.hpp"
+#include "policies/java4/basic_4x.hpp"
 
 #include <algorithm>
 

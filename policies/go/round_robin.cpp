@@ -23,7 +23,7 @@
 //   RackAwareRoundRobinPolicy(localDC, localRack) take them as arguments, so they are required.
 #include <fmt/format.h>
 
-#include "policies/go_round_robin.hpp"
+#include "policies/go/round_robin.hpp"
 #include "policies/plan_util.hpp"
 #include "policies/registry.hpp"
 
