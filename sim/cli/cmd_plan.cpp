@@ -97,7 +97,7 @@ int run_plan(const std::vector<std::string>& args) {
       "state", po::value<std::string>(),
       "a JSON file of per-host feedback set before the plans: {\"now_ms\": T, \"hosts\": {\"n1\": {\"in_flight\": N, "
       "\"response_times_ms\": [t1, t2], \"latency_avg_ms\": A, \"latency_samples\": K, \"latency_updated_ms\": T, "
-      "\"up_time_ms\": T}}} (every field optional; see README, \"lbsim plan\")")(
+      "\"up_time_ms\": T}}} (every field optional; see docs/commands.md, \"lbsim plan\")")(
       "seed", po::value<std::int64_t>()->default_value(1), "seed of the policy's random streams")(
       "json", po::bool_switch(), "print {\"token\", \"replicas\", \"plans\"} as JSON");
   po::positional_options_description pos;

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The README's GNU parallel recipe: `parallel lbsim sweep ... --shard {}/N ::: $(seq 1 N)` then
+# The GNU parallel recipe of docs/cluster-sweeps.md: `parallel lbsim sweep ... --shard {}/N ::: $(seq 1 N)` then
 # `lbsim merge` gives sweep.json byte-identical to one machine's `lbsim sweep`; running it again
 # with --resume redoes nothing; and `lbsim merge` refuses a missing slice and a slice of another
 # grid (exit 2, no output written).
