@@ -4,6 +4,7 @@
 
 #include "sim/cli/command.hpp"
 #include "sim/core/error.hpp"
+#include "sim/core/json_reader.hpp"
 #include "sim/report/aggregate.hpp"
 #include "sim/report/compare.hpp"
 #include "sim/runner/sweep.hpp"

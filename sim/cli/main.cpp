@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include <fmt/format.h>
+
 #include "sim/cli/command.hpp"
 #include "sim/core/error.hpp"
 
