@@ -82,8 +82,14 @@ Scenario scenario_from_json(jsonin::Json doc, const std::string& file, const std
 
 // Applies "PATH=VALUE" to a document before validation. PATH is dot-separated ("client.threads",
 // "policies.0.policy.ordering") or a JSON pointer ("/client/threads"); VALUE is JSON, or a bare
-// string when it does not parse as JSON. Intermediate objects must exist; the last key may be new
-// (validation then rejects unknown keys). Throws ConfigError naming the assignment.
+// string when it does not parse as JSON. Missing intermediate objects are created; the last key may
+// be new (validation then rejects unknown keys). VALUE null removes the key or array element, which
+// must exist. Throws ConfigError naming the assignment.
 void apply_set(jsonin::Json& doc, const std::string& assignment);
+
+// A ConfigError of a document patched by `sets` (apply_set) and read from `file`: an error inside
+// what a --set wrote is blamed on that --set ("--set PATH=V: /path: ..."), one at another JSON path
+// on the file ("FILE:/path: ..."); an error that already names a file is returned as it is.
+ConfigError blame_set(const ConfigError& e, const std::vector<std::string>& sets, const std::string& file);
 
 }  // namespace lbsim

@@ -107,17 +107,36 @@ Comparison compare_reports(const std::vector<Json>& reports, const CompareOption
     if (i < opts.files.size()) files_of[sc].push_back(opts.files[i]);
   }
   auto problem = [&](const std::string& what) {
-    if (!opts.force) throw ConfigError("reports", what + "; use --force to compare anyway");
+    if (!opts.force) throw ConfigError("reports", what + "; or pass --mix-scenarios to use them together anyway");
     c.warnings.push_back(what);
   };
   if (schemas.size() > 1 || *schemas.begin() != kSchema)
     problem(fmt::format("reports have schema(s) {}, expected only {}", fmt::join(schemas, ", "), kSchema));
   if (scenarios.size() > 1) {
-    // Name the files of each scenario: a stale report left beside new ones is then easy to find.
+    // The scenarios, each with its report count and where they are: the folder holding them all,
+    // or the file itself when there are at most two (a stale report left beside new ones).
     std::vector<std::string> parts;
-    for (const auto& s : scenarios)
-      parts.push_back(files_of.count(s) ? fmt::format("{} in {}", s, fmt::join(files_of[s], ", ")) : s);
-    problem(fmt::format("reports come from different scenarios: {}", fmt::join(parts, "; ")));
+    for (const auto& s : scenarios) {
+      const auto& files = files_of[s];
+      std::string where;
+      if (files.size() > 2) {
+        std::filesystem::path common = std::filesystem::path(files.front()).parent_path();
+        for (const auto& f : files)
+          while (!common.empty() && std::filesystem::path(f).lexically_relative(common).string().starts_with(".."))
+            common = common.parent_path();
+        where = fmt::format(": {} reports in {}", files.size(), common.empty() ? "." : common.string());
+      } else if (!files.empty()) {
+        where = fmt::format(": {}", fmt::join(files, ", "));
+      }
+      parts.push_back(s + where);
+    }
+    if (parts.size() > 10) {
+      const std::size_t more = parts.size() - 10;
+      parts.resize(10);
+      parts.push_back(fmt::format("and {} more", more));
+    }
+    problem(fmt::format("these reports come from {} different scenarios ({}); give one scenario's folder",
+                        scenarios.size(), fmt::join(parts, "; ")));
   }
   c.scenario = *scenarios.begin();
 

@@ -64,7 +64,7 @@ OJ sweep_document(const SweepHeader& h, const std::vector<GridPoint>& points, co
 }
 
 OJ merge_sweeps(const std::vector<OJ>& slices) {
-  if (slices.empty()) throw ConfigError("lbsim merge", "no sweep slices given");
+  if (slices.empty()) throw ConfigError("", "no sweep slices given");
   auto strip = [](OJ j) {
     j.erase("points");
     j.erase("shard");
@@ -72,7 +72,7 @@ OJ merge_sweeps(const std::vector<OJ>& slices) {
   };
   const OJ ref = strip(slices.front());
   if (ref.value("schema", std::string()) != kSweepSchema)
-    throw ConfigError("lbsim merge", fmt::format("not a {} document", kSweepSchema));
+    throw ConfigError("slice 1", fmt::format("not a {} document", kSweepSchema));
   std::map<std::size_t, OJ> points;
   for (std::size_t i = 0; i < slices.size(); ++i) {
     if (strip(slices[i]) != ref)
@@ -89,7 +89,7 @@ OJ merge_sweeps(const std::vector<OJ>& slices) {
   for (std::size_t i = 0; i < n; ++i)
     if (!points.count(i)) missing.push_back(fmt::format("p{:03}", i));
   if (!missing.empty())
-    throw ConfigError("lbsim merge", fmt::format("{} grid point(s) missing: {}", missing.size(), fmt::join(missing, ", ")));
+    throw ConfigError("", fmt::format("{} grid point(s) missing: {}", missing.size(), fmt::join(missing, ", ")));
   // Rebuild in the same key order as sweep_document().
   std::vector<OJ> pts;
   for (const auto& [i, p] : points) pts.push_back(p);
@@ -126,10 +126,24 @@ std::string sweep_table(const nlohmann::json& sweep) {
                        {"client.shared_rng_cpu_fraction", "shared generator (% of client CPU)", 100}};
   const auto policies = sweep["policies"].get<std::vector<std::string>>();
   std::string out;
-  auto point_label = [](const nlohmann::json& pt) {
+  auto text = [](const nlohmann::json& v) { return v.is_string() ? v.get<std::string>() : v.dump(); };
+  // An axis with one value is the same in every point: said once above the tables, not in each label.
+  std::set<std::string> fixed;
+  std::string fixed_line;
+  if (sweep.contains("grid"))
+    for (const auto& a : sweep["grid"])
+      if (a["values"].size() == 1) {
+        fixed.insert(a["path"].get<std::string>());
+        // The value as the points hold it (a JSON value when it parses, else the bare string).
+        const auto& first = sweep["points"].empty() ? a["values"][0] : sweep["points"][0]["values"][a["path"].get<std::string>()];
+        fixed_line += fmt::format("{}{}={}", fixed_line.empty() ? "" : " ", a["path"].get<std::string>(), text(first));
+      }
+  if (!fixed_line.empty()) out += "every point: " + fixed_line + "\n";
+  auto point_label = [&](const nlohmann::json& pt) {
     std::string label;
-    for (const auto& [k, v] : pt["values"].items()) label += (label.empty() ? "" : " ") + k + "=" + (v.is_string() ? v.get<std::string>() : v.dump());
-    return label;
+    for (const auto& [k, v] : pt["values"].items())
+      if (!fixed.count(k)) label += (label.empty() ? "" : " ") + k + "=" + text(v);
+    return label.empty() ? pt.value("id", std::string("p000")) : label;
   };
   std::size_t lw = 28;
   for (const auto& pt : sweep["points"]) lw = std::max(lw, point_label(pt).size() + 1);
