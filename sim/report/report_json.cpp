@@ -129,11 +129,17 @@ OJ report_json_stable(const RunResult& r) {
     replica.push_back(static_cast<double>(n.replica_reads + n.replica_writes));
   }
   j["nodes"] = std::move(nodes);  // moved: at 10,000 nodes a copy doubled the report's peak memory
-  j["imbalance"] = {{"coordinator", imbalance_json(imbalance_of(coord))}, {"replica", imbalance_json(imbalance_of(replica))}};
+  const HeadlineImbalance head = headline_imbalance(r);
+  j["imbalance"] = {{"dcs", head.dcs}, {"coordinator", imbalance_json(head.coordinator)}, {"replica", imbalance_json(head.replica)}};
+  j["imbalance_all_nodes"] = {{"coordinator", imbalance_json(imbalance_of(coord))},
+                              {"replica", imbalance_json(imbalance_of(replica))}};
   OJ by_dc = OJ::object();
   for (const auto& dc : run_dcs(r)) {
+    // A DC without coordinator requests (or replica work) has no such imbalance: null, not 0.
     const RunImbalance i = run_imbalance(r, &dc);
-    by_dc[dc] = {{"coordinator", imbalance_json(i.coordinator)}, {"replica", imbalance_json(i.replica)}};
+    const DcLoad load = dc_load(r, dc);
+    by_dc[dc] = {{"coordinator", load.coordinator > 0 ? imbalance_json(i.coordinator) : OJ(nullptr)},
+                 {"replica", load.replica > 0 ? imbalance_json(i.replica) : OJ(nullptr)}};
   }
   j["imbalance_by_dc"] = std::move(by_dc);
   j["client"] = {{"cpu_utilization", round_to(r.client.cpu_utilization, 6)},
