@@ -1,7 +1,7 @@
 // What a newcomer reads first (issue 34): the headline imbalance is over the datacenters that
 // coordinate, in the JSON report, the side-by-side table, `lbsim compare` (and so `run --seeds`)
-// and the sweep tables; the text tables fit long names and show the shared generator's cost only
-// for policies that draw from one.
+// and the sweep tables; the timeline of a short run has enough points to draw; the text tables
+// fit long names and show the shared generator's cost only for policies that draw from one.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -105,6 +105,43 @@ TEST(HeadlineImbalance, CompareAndSweepTablesNameTheDatacenter) {
   const auto cells = row_cells(table.substr(at), "client.threads=100");
   ASSERT_EQ(cells.size(), 2u) << table;
   for (const auto& cell : cells) EXPECT_LT(std::stod(cell), 1.05) << table;
+}
+
+// A short run (0.35 s measured) used to give one timeline point at the default 1 s interval: the
+// interval now follows the window, a readable 1, 2 or 5 x 10^k s step giving 26 to 64 points.
+TEST(ReportTimeline, AShortRunGetsEnoughPointsAtAReadableStep) {
+  const RunResult& r = run_of("random");
+  const double window = to_sec(r.window);
+  ASSERT_LT(window, 1.0);
+  const auto j = report_json_stable(r);
+  const double iv = j["timeline"]["interval_s"].get<double>();
+  const double mantissa = iv / std::pow(10.0, std::floor(std::log10(iv) + 1e-9));
+  EXPECT_TRUE(std::fabs(mantissa - 1) < 1e-9 || std::fabs(mantissa - 2) < 1e-9 || std::fabs(mantissa - 5) < 1e-9) << iv;
+  const std::size_t points = j["timeline"]["points"].size();
+  EXPECT_GE(points, 26u) << iv;
+  EXPECT_LE(points, Timeline::kMaxPoints);
+  EXPECT_EQ(points, static_cast<std::size_t>(std::ceil(window / iv - 1e-9))) << window << " / " << iv;
+  std::uint64_t ops = 0;
+  for (const auto& p : j["timeline"]["points"]) ops += p["ops"].get<std::uint64_t>();
+  EXPECT_EQ(ops, r.measured_ops());
+  // report.timeline_interval_s, when set, is kept.
+  const Scenario sc = load_scenario(std::string(LBSIM_SOURCE_DIR) + "/configs/two-dc-local-quorum.json",
+                                    {"workload.ops=5000", "workload.warmup_ops=500", "report.timeline_interval_s=0.05"});
+  EXPECT_EQ(run_simulation(sc, sc.policies.front(), sc.seed).timeline.interval(), 50 * kMs);
+}
+
+// Faults and topology changes are on the report's timeline at their scenario times.
+TEST(ReportTimeline, CarriesTheScenarioEventsAtTheirScenarioTimes) {
+  const Scenario sc = load_scenario(std::string(LBSIM_SOURCE_DIR) + "/configs/node-down.json",
+                                    {"workload.duration_s=5", "client.threads=4", "report.timeline_interval_s=0.5"});
+  const auto j = report_json_stable(run_simulation(sc, sc.policies.front(), sc.seed));
+  // n3 is down at 2 s for 3 s (the window starts at 1 s, after the warm-up).
+  EXPECT_EQ(j["timeline"]["events"],
+            nlohmann::json::parse(R"([{"at_s": 2.0, "event": "down", "nodes": ["n3"]},
+                                      {"at_s": 5.0, "event": "up", "nodes": ["n3"]}])"))
+      << j["timeline"];
+  // A scenario without events has none (nothing is added to its report).
+  EXPECT_FALSE(report_json_stable(run_of("random"))["timeline"].contains("events"));
 }
 
 RunResult named_run(const std::string& dc, std::uint64_t shared_draws) {

@@ -186,7 +186,18 @@ OJ report_json_stable(const RunResult& r) {
                     {"replicas_per_node", nullptr}};
     j["tablets"]["replicas_per_node"] = std::move(per);
   }
-  j["timeline"] = {{"interval_s", round_to(iv, 9)}, {"points", nullptr}};
+  j["timeline"] = {{"interval_s", round_to(iv, 9)}};
+  if (!r.events.empty()) {
+    // Faults and topology changes at their scenario times (points' t_s count from the window start).
+    OJ events = OJ::array();
+    for (const ScenarioEvent& e : r.events) {
+      OJ ev{{"at_s", round_to(to_sec(e.at), 9)}, {"event", e.kind}, {"nodes", e.nodes}};
+      if (e.kind == "slow") ev["factor"] = round_to(e.factor, 6);
+      events.push_back(std::move(ev));
+    }
+    j["timeline"]["events"] = std::move(events);
+  }
+  j["timeline"]["points"] = nullptr;
   j["timeline"]["points"] = std::move(points);  // an initializer list would copy every point
   OJ buckets = OJ::array();
   const auto& b = r.latency.buckets();
