@@ -162,7 +162,8 @@ Scenario scenario_from_json(Json doc, const std::string& file, const std::string
   sc.faults = parse_faults(o.find("faults"), "/faults", topo);
   if (const Json* r = o.find("report")) {
     Object ro(*r, "/report", {"timeline_interval_s"});
-    sc.report.timeline_interval = from_ms(ro.number("timeline_interval_s", 1e-3, 1e6, 1.0) * 1e3);
+    if (ro.has("timeline_interval_s"))
+      sc.report.timeline_interval = from_ms(ro.number("timeline_interval_s", 1e-3, 1e6, 1.0) * 1e3);
   }
 
   // Cross-section checks.

@@ -35,7 +35,7 @@ struct PolicyEntry {
 };
 
 struct ReportSpec {
-  SimTime timeline_interval = kSec;
+  SimTime timeline_interval = 0;  // 0: chosen from the measurement window (Timeline::automatic)
 };
 
 struct Scenario {

@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "sim/core/json_reader.hpp"
+#include "sim/report/aggregate.hpp"
 #include "sim/report/report_json.hpp"
 
 namespace lbsim {
@@ -91,6 +92,27 @@ std::vector<Json> load_reports(const std::vector<std::string>& inputs, std::vect
   if (out.empty()) throw ConfigError(inputs.empty() ? "" : inputs.front(), "no lbsim reports found");
   return out;
 }
+
+namespace {
+
+// The imbalance rows read "imbalance", the headline over the DCs that coordinate. With several DCs
+// the rows name them: in the label when every policy's reports agree, else in a note.
+void label_imbalance_rows(Comparison& c, std::map<std::string, std::vector<const Json*>>& by_policy) {
+  std::vector<std::string> scopes;  // per policy
+  for (const auto& p : c.policies) scopes.push_back(imbalance_scope(by_policy[p]));
+  if (std::all_of(scopes.begin(), scopes.end(), [](const std::string& s) { return s.empty(); })) return;
+  const bool same = std::all_of(scopes.begin(), scopes.end(), [&](const std::string& s) { return s == scopes.front(); });
+  const std::string suffix = same ? " (" + scopes.front() + ")" : " (coordinating DCs*)";
+  for (auto& m : c.metrics)
+    if (m.pointer.rfind("/imbalance/", 0) == 0) m.name += suffix;
+  if (!same) {
+    std::vector<std::string> parts;
+    for (std::size_t i = 0; i < c.policies.size(); ++i) parts.push_back(c.policies[i] + " " + scopes[i]);
+    c.notes.push_back(fmt::format("* coordinating DCs: {}", fmt::join(parts, "; ")));
+  }
+}
+
+}  // namespace
 
 Comparison compare_reports(const std::vector<Json>& reports, const CompareOptions& opts) {
   Comparison c;
@@ -178,6 +200,7 @@ Comparison compare_reports(const std::vector<Json>& reports, const CompareOption
     const auto& split = split_metrics();
     c.metrics.insert(c.metrics.begin() + 1, split.begin(), split.end());
   }
+  label_imbalance_rows(c, by_policy);
   for (const auto& m : c.metrics) {
     std::vector<Cell> row;
     for (const auto& p : c.policies) {
@@ -214,9 +237,11 @@ std::string number(double v) {
   return fmt::format("{:.3f}", v);
 }
 
-std::string cell_text(const Cell& c, bool baseline) {
-  std::string s = number(c.value.mean);
-  if (c.value.n >= 2) s += " ± " + number(c.value.half_width);
+std::string cell_text(const Cell& c, bool baseline, bool ratio_metric) {
+  // Imbalance ratios sit near 1, where two decimals would show 1.005 and 1.000 alike.
+  auto num = [&](double v) { return ratio_metric ? fmt::format("{:.3f}", v) : number(v); };
+  std::string s = num(c.value.mean);
+  if (c.value.n >= 2) s += " ± " + num(c.value.half_width);
   if (!baseline) s += std::isnan(c.ratio) ? " (n/a)" : fmt::format(" ({:.3f}{})", c.ratio, c.significant ? "*" : "");
   return s;
 }
@@ -250,6 +275,7 @@ std::string render_comparison(const Comparison& c, CompareFormat format) {
     }
     j["rows"] = rows;
     j["warnings"] = c.warnings;
+    if (!c.notes.empty()) j["notes"] = c.notes;
     return j.dump(1) + "\n";
   }
   if (format == CompareFormat::Csv) {
@@ -272,7 +298,7 @@ std::string render_comparison(const Comparison& c, CompareFormat format) {
   grid.push_back(head);
   for (std::size_t m = 0; m < metrics.size(); ++m) {
     std::vector<std::string> row{metrics[m].name + (metrics[m].unit.empty() ? "" : " (" + metrics[m].unit + ")")};
-    for (std::size_t p = 0; p < c.policies.size(); ++p) row.push_back(cell_text(c.cells[m][p], p == 0));
+    for (std::size_t p = 0; p < c.policies.size(); ++p) row.push_back(cell_text(c.cells[m][p], p == 0, metrics[m].unit.empty()));
     grid.push_back(row);
   }
   std::vector<std::size_t> width(head.size(), 0);
@@ -294,6 +320,7 @@ std::string render_comparison(const Comparison& c, CompareFormat format) {
   }
   out += "\n(ratio to the baseline in parentheses; * = significant, Welch's t-test p < 0.05";
   out += "; ± = 95% confidence interval, Student t)\n";
+  for (const auto& n : c.notes) out += n + "\n";
   for (const auto& w : c.warnings) out += "warning: " + w + "\n";
   return out;
 }

@@ -45,6 +45,7 @@ struct Comparison {
   std::vector<Metric> metrics;                  // compare_metrics(), plus the read/write split when both occur
   std::vector<std::vector<Cell>> cells;         // [metric][policy]
   std::vector<std::string> warnings;
+  std::vector<std::string> notes;               // how to read a row (e.g. the coordinating DCs of each policy)
 };
 
 // Why latencies may not be comparable: policies whose throughputs differ by more than
