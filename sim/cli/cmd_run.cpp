@@ -8,7 +8,8 @@
 // DIR/<scenario>/seeds/<policy>/seed-<s>.json, an lbsim.aggregate/1 per policy in
 // DIR/<scenario>/<policy>.aggregate.json, and a comparison table with 95% CIs and Welch tests.
 // An existing DIR/<scenario> is not overwritten silently: --force, or a new numbered folder.
-// Ctrl-C stops cleanly: finished reports are kept and the missing runs are listed (exit 130).
+// Ctrl-C stops cleanly: finished reports are kept and the missing runs are listed (exit 130). A
+// run that completed no operation successfully is named after the output, and the exit code is 1.
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -55,6 +56,21 @@ std::vector<const PolicyEntry*> chosen_policies(const Scenario& sc, const po::va
   return chosen;
 }
 
+// Runs (policy, or policy and seed) that completed no operation in the measurement window: their
+// figures are all zero and answer nothing. After the output, `run` names them and exits 1.
+int refuse_empty_runs(const std::vector<PolicyLoad>& runs, const std::string& dir) {
+  std::vector<std::string> empty;
+  for (const PolicyLoad& p : runs)
+    if (p.throughput <= 0) empty.push_back(fmt::format("{} (failed: {})", p.name, error_counts(p)));
+  if (empty.empty()) return 0;
+  fmt::print(stderr,
+             "lbsim run: error: no operation completed successfully in the measurement window: {}; a table of zeros "
+             "answers nothing: check the scenario's consistency levels, faults, timeouts and warm-up (the reports in "
+             "{} give the errors)\n",
+             fmt::join(empty, ", "), dir);
+  return 1;
+}
+
 int run_replicates(const Scenario& sc, const std::vector<const PolicyEntry*>& chosen, std::uint64_t first_seed,
                    std::size_t k, const std::string& dir, unsigned threads, bool json, bool hlog,
                    const std::atomic<bool>& interrupted) {
@@ -90,7 +106,11 @@ int run_replicates(const Scenario& sc, const std::vector<const PolicyEntry*>& ch
   const Comparison c = compare_reports(all, CompareOptions{});
   std::cout << render_comparison(c, json ? CompareFormat::Json : CompareFormat::Text);
   if (!json) fmt::print("\nreports: {}/seeds/<policy>/seed-<s>.json, aggregates: {}/<policy>.aggregate.json\n", dir, dir);
-  return 0;
+  std::cout.flush();
+  std::vector<PolicyLoad> runs;
+  for (const auto& r : all)
+    runs.push_back(policy_load(fmt::format("{} seed {}", r["policy"].value("name", "?"), r.value("seed", 0)), {&r}));
+  return refuse_empty_runs(runs, dir);
 }
 
 // Refuses, before any output, a run estimated at more than an hour of wall time (the engine does
@@ -174,6 +194,7 @@ int run_run(const std::vector<std::string>& args) {
   };
   const bool tty = isatty(fileno(stderr)) != 0 && !json;
   std::vector<RunResult> results;
+  std::vector<PolicyLoad> loads;
   nlohmann::ordered_json all = nlohmann::ordered_json::array();
   for (const PolicyEntry* e : chosen) {
     RunOptions ro;
@@ -198,6 +219,7 @@ int run_run(const std::vector<std::string>& args) {
     }
     if (tty) fmt::print(stderr, "\r{:80}\r", "");
     const auto doc = report_json(r);
+    loads.push_back(policy_load(r.policy_name, std::vector<const nlohmann::ordered_json*>{&doc}));
     if (hlog) write_file_atomic((fs::path(dir) / (e->name + ".hlog")).string(), hlog_document(r));
     write_file_atomic((fs::path(dir) / (e->name + ".json")).string(), doc.dump(1) + "\n");
     if (json) {
@@ -213,24 +235,24 @@ int run_run(const std::vector<std::string>& args) {
     std::cout.flush();
     results.push_back(std::move(r));
   }
-  // Verdict warnings (stderr, every output mode): latencies of policies that ran at different
-  // loads, or near saturation, are not comparable.
-  std::vector<std::string> names;
-  std::vector<double> tput;
-  for (const auto& r : results) {
-    names.push_back(r.policy_name);
-    tput.push_back(r.throughput());
-  }
-  if (const std::string w = throughput_warning(names, tput); !w.empty()) fmt::print(stderr, "lbsim run: warning: {}\n", w);
+  // Verdict warnings (stderr, every output mode): latencies of policies whose throughputs differ
+  // (failed operations, a closed loop's own loads, an open loop's backlog), or near saturation,
+  // are not comparable.
+  for (const auto& w : comparability_warnings(loads)) fmt::print(stderr, "lbsim run: warning: {}\n", w);
   for (std::size_t i = 0; i < results.size(); ++i) {
     const auto idx = static_cast<std::size_t>(chosen[i] - sc.policies.data());
     const LoadModel& m = model_of().policies[idx].model;
-    if (m.modelled && m.saturation_ops_s > 0 && std::isfinite(m.saturation_ops_s) && tput[i] > 0.9 * m.saturation_ops_s)
+    const double tput = results[i].throughput();
+    if (m.modelled && m.saturation_ops_s > 0 && std::isfinite(m.saturation_ops_s) && tput > 0.9 * m.saturation_ops_s)
       fmt::print(stderr,
                  "lbsim run: warning: {} runs at {:.0f}% of the model's saturation bound ({:.0f} op/s): its latencies "
-                 "are dominated by queueing and change steeply with load; compare policies at a lower open-loop "
-                 "rate (client.rate_ops_s)\n",
-                 names[i], 100 * tput[i] / m.saturation_ops_s, m.saturation_ops_s);
+                 "are dominated by queueing and change steeply with load; {}\n",
+                 results[i].policy_name, 100 * tput / m.saturation_ops_s, m.saturation_ops_s,
+                 sc.client.mode == LoadMode::Open
+                     ? fmt::format("compare policies at a lower client.rate_ops_s (now {:.0f} op/s)", sc.client.rate)
+                     : fmt::format("compare policies in an open loop well below the bound (client.rate_ops_s, e.g. "
+                                   "{:.0f} op/s: 70%)",
+                                   0.7 * m.saturation_ops_s));
   }
   if (json) {
     std::cout << all.dump(1) << "\n";
@@ -240,7 +262,8 @@ int run_run(const std::vector<std::string>& args) {
     print_side_by_side(std::cout, results);
     fmt::print("\nreports: {}/<policy>.json\n", dir);
   }
-  return 0;
+  std::cout.flush();
+  return refuse_empty_runs(loads, dir);
 }
 
 }  // namespace

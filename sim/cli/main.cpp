@@ -1,5 +1,6 @@
 // lbsim: entry point. Dispatches to the registered commands and maps errors to exit codes:
-// 0 success, 1 output/system failure, 2 bad input (with the JSON path or option named).
+// 0 success, 1 output/system failure (and `run` when a run completed no operation successfully),
+// 2 bad input (with the JSON path or option named).
 #include <algorithm>
 #include <cstdio>
 #include <exception>
@@ -23,7 +24,8 @@ void print_help() {
                "usage: lbsim COMMAND [OPTIONS]   (lbsim COMMAND --help for a command's options)\n\n"
                "commands:\n";
   for (const auto& c : commands()) std::printf("  %-10s %s\n", c.name.c_str(), c.summary.c_str());
-  std::cout << "\nexit codes: 0 success, 1 output or system failure, 2 bad input\n";
+  std::cout << "\nexit codes: 0 success; 1 output or system failure, or a run that completed no operation "
+               "successfully (its reports are kept); 2 bad input; 130 interrupted\n";
 }
 }  // namespace
 
