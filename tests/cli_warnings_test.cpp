@@ -3,11 +3,13 @@
 // count), a closed loop's own loads, an open loop's backlog, the model's saturation bound.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <string>
 
+#include <nlohmann/json.hpp>
 #include <unistd.h>
 
 #include "test_files.hpp"
@@ -135,6 +137,26 @@ TEST_F(VerdictWarnings, SaturationWarningFitsTheLoop) {
   const std::string open = run(without_fault(slow_node_scenario(R"({"dc": "dc1", "rate_ops_s": 13000})", wl)));
   EXPECT_TRUE(has(open, "random runs at 92% of the model's saturation bound (13636 op/s)")) << open;
   EXPECT_TRUE(has(open, "compare policies at a lower client.rate_ops_s (now 13000 op/s)")) << open;
+}
+
+// Issue 34: the first run a newcomer makes, configs/default.json, printed three saturation warnings
+// (a closed loop at 95-97% of the bound). It is an open loop at no more than 70% of the lowest
+// bound `lbsim analyze` reports, and its run warns of nothing.
+TEST_F(VerdictWarnings, TheDefaultScenarioRunsWellBelowSaturationWithoutWarnings) {
+  const std::string file = std::string(LBSIM_SOURCE_DIR) + "/configs/default.json";
+  ASSERT_EQ(testing_files::shell(std::string(LBSIM_BINARY) + " analyze " + file + " --json >" +
+                                 (dir_ / "model.json").string()),
+            0);
+  const auto model = nlohmann::json::parse(slurp(dir_ / "model.json"));
+  double lowest = 1e300;
+  for (const auto& p : model["policies"]) lowest = std::min(lowest, p["saturation_ops_s"].get<double>());
+  const auto scenario = nlohmann::json::parse(slurp(file));
+  ASSERT_TRUE(scenario["client"].contains("rate_ops_s")) << "an open loop: every policy offered the same load";
+  EXPECT_LE(scenario["client"]["rate_ops_s"].get<double>(), 0.7 * lowest);
+  const std::string cmd = std::string(LBSIM_BINARY) + " run " + file + " --quiet --force --out " + (dir_ / "out").string() +
+                          " >/dev/null 2>" + (dir_ / "stderr").string();
+  ASSERT_EQ(testing_files::shell(cmd), 0);
+  EXPECT_EQ(slurp(dir_ / "stderr"), "");
 }
 
 // A run in which no operation succeeds (its only node is down throughout) prints its table of

@@ -315,10 +315,24 @@ std::string set_pointer(const std::string& assignment) {
   return out;
 }
 
+void apply_sets(Json& doc, const std::vector<std::string>& sets) {
+  for (const auto& s : sets) apply_set(doc, s);
+  // A --set of one loop's key replaces the other loop of the scenario (scenario.hpp).
+  std::set<std::string> written;
+  for (const auto& s : sets) written.insert(set_pointer(s));
+  const bool threads = written.count("/client/threads") > 0, rate = written.count("/client/rate_ops_s") > 0;
+  if (threads == rate || !doc.contains("client") || !doc["client"].is_object()) return;
+  Json& client = doc["client"];
+  const std::vector<std::string> other = threads ? std::vector<std::string>{"rate_ops_s", "arrivals", "max_in_flight"}
+                                                 : std::vector<std::string>{"threads", "think"};
+  for (const auto& k : other)
+    if (!written.count("/client/" + k)) client.erase(k);
+}
+
 Scenario load_scenario(const std::string& file, const std::vector<std::string>& sets) {
   Json doc = jsonin::load_file(file);
   if (!doc.is_object()) throw ConfigError(file, std::string("expected a JSON object, got ") + jsonin::type_name(doc));
-  for (const auto& s : sets) apply_set(doc, s);
+  apply_sets(doc, sets);
   const std::string dir = std::filesystem::path(file).parent_path().string();
   try {
     return scenario_from_json(std::move(doc), file, dir.empty() ? "." : dir);

@@ -86,4 +86,11 @@ Scenario scenario_from_json(jsonin::Json doc, const std::string& file, const std
 // (validation then rejects unknown keys). Throws ConfigError naming the assignment.
 void apply_set(jsonin::Json& doc, const std::string& assignment);
 
+// Every assignment in order (apply_set), then one rule: a --set of one loop's key replaces the
+// scenario's other loop. `client.threads` on an open-loop scenario drops its rate_ops_s (and
+// arrivals, max_in_flight); `client.rate_ops_s` on a closed-loop one drops threads (and think). So
+// `--set client.threads=64` is a closed loop of 64 threads whichever loop the file has. Keys an
+// assignment wrote itself are kept (validation then names the conflict).
+void apply_sets(jsonin::Json& doc, const std::vector<std::string>& sets);
+
 }  // namespace lbsim
