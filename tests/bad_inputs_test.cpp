@@ -4,8 +4,8 @@
 // as "a directory given as a file"); base/ holds the valid files the cases patch or reference.
 //
 // Each case must: exit with the expected code, print "lbsim CMD: error: ..." containing the
-// fragment on stderr, print nothing on stdout, and write nothing (`run` gets a fresh --out folder
-// that must stay absent).
+// fragment on stderr (the prefix once), print nothing on stdout, and write nothing (`run` gets a
+// fresh --out folder that must stay absent, and no ./results may appear in the cases' folder).
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -78,10 +78,13 @@ TEST_P(BadInput, ExitsWithCodeAndMessageAndWritesNothing) {
   const std::string verb = c.cmd.substr(0, c.cmd.find(' '));
   EXPECT_EQ(WEXITSTATUS(status), c.exit_code) << c.name << ": " << err;
   EXPECT_EQ(err.rfind("lbsim " + verb + ": error: ", 0), 0u) << c.name << ": " << err;
+  EXPECT_EQ(err.find("lbsim " + verb + ": ", 1), std::string::npos) << c.name << ": prefixed twice: " << err;
   EXPECT_NE(err.find(c.message), std::string::npos) << c.name << "\n  expected fragment: " << c.message
                                                     << "\n  got: " << err;
   EXPECT_EQ(slurp(tmp / "stdout"), "") << c.name;
   EXPECT_FALSE(fs::exists(out)) << c.name << ": the failed run created " << out;
+  // Nor anything in the folder it ran in (a sweep without --out writes under ./results).
+  EXPECT_FALSE(fs::exists(kDir / "results")) << c.name << ": the failed command created " << kDir / "results";
   fs::remove_all(tmp);
 }
 

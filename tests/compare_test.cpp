@@ -79,7 +79,7 @@ TEST(Compare, RefusesDifferentScenariosUnlessForced) {
     FAIL() << "mixing scenarios must be refused";
   } catch (const ConfigError& e) {
     EXPECT_NE(std::string(e.what()).find("different scenarios"), std::string::npos);
-    EXPECT_NE(std::string(e.what()).find("--force"), std::string::npos);
+    EXPECT_NE(std::string(e.what()).find("--mix-scenarios"), std::string::npos);
   }
   o.force = true;
   const Comparison c = compare_reports(r, o);
@@ -90,6 +90,35 @@ TEST(Compare, RefusesDifferentScenariosUnlessForced) {
   CompareOptions bad;
   bad.baseline = "nope";
   EXPECT_THROW(compare_reports({report("a", 1, 1, 1)}, bad), ConfigError);
+}
+
+// `lbsim report results -o all.html` over a results folder of several scenarios (issue 34): the
+// refusal names the scenarios with their report counts and folders, not every file.
+TEST(Compare, MixedScenariosAreListedByScenarioNotByFile) {
+  std::vector<nlohmann::json> r;
+  CompareOptions o;
+  for (int seed = 1; seed <= 20; ++seed) {
+    r.push_back(report("p" + std::to_string(seed % 4), seed, 100, 1, "alpha", "a1"));
+    o.files.push_back("results/alpha/seeds/p" + std::to_string(seed % 4) + "/seed-" + std::to_string(seed) + ".json");
+  }
+  for (int i = 0; i < 6; ++i) {
+    r.push_back(report("q" + std::to_string(i), 1, 100, 1, "beta", "b1"));
+    o.files.push_back("results/beta/q" + std::to_string(i) + ".json");
+  }
+  r.push_back(report("old", 1, 100, 1, "gamma", "g1"));
+  o.files.push_back("results/beta/old.json");
+  try {
+    compare_reports(r, o);
+    FAIL() << "mixing scenarios must be refused";
+  } catch (const ConfigError& e) {
+    const std::string m = e.what();
+    EXPECT_NE(m.find("come from 3 different scenarios"), std::string::npos) << m;
+    EXPECT_NE(m.find("alpha (a1): 20 reports in results/alpha/seeds"), std::string::npos) << m;
+    EXPECT_NE(m.find("beta (b1): 6 reports in results/beta"), std::string::npos) << m;
+    EXPECT_NE(m.find("gamma (g1): results/beta/old.json"), std::string::npos) << m;  // a stray report is named
+    EXPECT_EQ(m.find("seed-7.json"), std::string::npos) << m;                       // not the 20 files
+    EXPECT_LT(m.size(), 400u) << m;
+  }
 }
 
 TEST(Compare, ScenarioOrderReadWriteSplitZeroBaselinesAndTheVerdictWarning) {
@@ -149,8 +178,8 @@ TEST(Compare, MixedScenariosNameTheirFiles) {
   } catch (const ConfigError& e) {
     const std::string m = e.what();
     EXPECT_EQ(e.path(), "reports");  // not "lbsim compare" inside `lbsim report`
-    EXPECT_NE(m.find("s1 (h) in results/x/new.json"), std::string::npos) << m;
-    EXPECT_NE(m.find("s2 (h) in results/x/stale.json"), std::string::npos) << m;
+    EXPECT_NE(m.find("s1 (h): results/x/new.json"), std::string::npos) << m;
+    EXPECT_NE(m.find("s2 (h): results/x/stale.json"), std::string::npos) << m;
   }
 }
 

@@ -5,8 +5,9 @@
 // Then:
 // - every ```text block shows lines the command before it printed (a "..." line skips some);
 // - the block after the python command gives each policy's dc1 coordinator max/mean and p99
-//   (policy, figure, p99 per line): they equal the JSON reports' imbalance_by_dc.dc1 and
-//   latency_ms.p99, and the policies' p99 order is the README's;
+//   (per line: the policy, optionally its coordinating DCs as ['dc1'], the figure, the p99): they
+//   equal the JSON reports' imbalance_by_dc.<dc> and latency_ms.p99, and the policies' p99 order
+//   is the README's;
 // - the HTML report the walkthrough makes exists, names the three policies and holds the charts
 //   the README lists (per-node bars, latency percentiles, throughput and p99 over time, the sweep).
 // The numbers come from the README's text, so the README and this test cannot drift apart.
@@ -130,12 +131,19 @@ TEST(FirstAnswer, TheReadmeWalkthroughGivesTheAnswerItPrints) {
   ASSERT_FALSE(python_text.empty()) << "no text block after the python command";
   std::vector<std::pair<double, std::string>> readme_p99, report_p99;
   for (const auto& l : lines_of(python_text)) {
+    // "policy [DCs] figure p99": the policy first, the two numbers last, and the coordinating DC
+    // when the line names it ("['dc1']"; dc1, the client's, otherwise).
     std::istringstream in(l);
-    std::string policy;
-    double imbalance = 0, p99 = 0;
-    if (!(in >> policy >> imbalance >> p99)) continue;
+    std::vector<std::string> words;
+    for (std::string w; in >> w;) words.push_back(w);
+    if (words.size() < 3) continue;
+    const std::string policy = words.front();
+    const double imbalance = std::stod(words[words.size() - 2]), p99 = std::stod(words.back());
+    std::string dc = "dc1";
+    if (words.size() > 3 && words[1].size() > 4 && words[1].rfind("['", 0) == 0)
+      dc = words[1].substr(2, words[1].find('\'', 2) - 2);
     const auto report = nlohmann::json::parse(slurp(dir / "first-run" / (policy + ".json")));
-    EXPECT_DOUBLE_EQ(report["imbalance_by_dc"]["dc1"]["coordinator"]["max_over_mean"].get<double>(), imbalance) << policy;
+    EXPECT_DOUBLE_EQ(report["imbalance_by_dc"][dc]["coordinator"]["max_over_mean"].get<double>(), imbalance) << policy;
     EXPECT_DOUBLE_EQ(report["latency_ms"]["p99"].get<double>(), p99) << policy;
     readme_p99.emplace_back(p99, policy);
     report_p99.emplace_back(report["latency_ms"]["p99"].get<double>(), policy);

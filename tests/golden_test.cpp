@@ -88,23 +88,3 @@ TEST(ReportFile, AtomicWriteLeavesNoTemporaryAndFailsCleanly) {
 
 }  // namespace
 }  // namespace lbsim
-
-namespace lbsim {
-namespace {
-
-// Imbalance per datacenter (issue 13 item 2): with a DC-aware policy only dc1 coordinates, so the
-// all-node coordinator max/mean is 2 while within dc1 it is about 1; the report carries both.
-TEST(ReportImbalance, PerDatacenterFiguresSitBesideTheAllNodeOnes) {
-  const Scenario sc = load_scenario(std::string(LBSIM_SOURCE_DIR) + "/configs/two-dc-local-quorum.json",
-                                    {"workload.ops=20000"});
-  const RunResult r = run_simulation(sc, *sc.find_policy("dc-aware"), sc.seed);
-  const auto j = report_json_stable(r);
-  EXPECT_NEAR(j["imbalance"]["coordinator"]["max_over_mean"].get<double>(), 2.0, 0.05);
-  ASSERT_TRUE(j.contains("imbalance_by_dc"));
-  EXPECT_NEAR(j["imbalance_by_dc"]["dc1"]["coordinator"]["max_over_mean"].get<double>(), 1.0, 0.05);
-  EXPECT_EQ(j["imbalance_by_dc"]["dc2"]["coordinator"]["max_over_mean"].get<double>(), 0.0);  // no coordinators
-  EXPECT_NEAR(j["imbalance_by_dc"]["dc2"]["replica"]["max_over_mean"].get<double>(), 1.0, 0.05);
-}
-
-}  // namespace
-}  // namespace lbsim

@@ -110,6 +110,36 @@ TEST(Timeline, RecordsLandInTheirInstantsPointOutOfOrderAndAcrossDoublings) {
   }
 }
 
+// Without report.timeline_interval_s the timeline keeps fine points during the run and, once the
+// window's length is known, merges them to the finest 1, 2 or 5 x 10^k step covering the window
+// in at most 64 points: 26 to 64 points from 3 ms to 1,000 s, each record (and each node's
+// coordinator count) in the point of its instant.
+TEST(Timeline, AutomaticIntervalIsAReadableStepWith26To64Points) {
+  for (const SimTime window : {3 * kMs, 97 * kMs, 349 * kMs, 970 * kMs, 8 * kSec, 127 * kSec, 1000 * kSec}) {
+    Timeline t = Timeline::automatic();
+    t.set_nodes(2);
+    std::vector<SimTime> at;
+    for (SimTime k = 0; k < 5000; ++k) {
+      at.push_back(window * k / 5000);
+      t.record_op(at.back(), kMs);
+      t.record_coordinator(at.back(), static_cast<std::uint32_t>(k % 2));
+    }
+    t.finish(window);
+    SimTime mantissa = t.interval();
+    while (mantissa % 10 == 0) mantissa /= 10;
+    EXPECT_TRUE(mantissa == 1 || mantissa == 2 || mantissa == 5) << t.interval();
+    EXPECT_EQ(t.points().size(), static_cast<std::size_t>((window + t.interval() - 1) / t.interval()));
+    EXPECT_GE(t.points().size(), 26u) << window;
+    EXPECT_LE(t.points().size(), Timeline::kMaxPoints) << window;
+    std::vector<std::uint64_t> expected(t.points().size(), 0);
+    for (const SimTime when : at) ++expected.at(static_cast<std::size_t>(when / t.interval()));
+    for (std::size_t i = 0; i < expected.size(); ++i) {
+      EXPECT_EQ(t.points()[i].latency.count(), expected[i]) << window << " point " << i;
+      EXPECT_EQ(t.node_ops(i)[0] + t.node_ops(i)[1], expected[i]) << window << " point " << i;
+    }
+  }
+}
+
 TEST(Imbalance, KnownVectors) {
   const std::vector<double> even{5, 5, 5, 5};
   const Imbalance e = imbalance_of(even);

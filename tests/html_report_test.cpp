@@ -9,6 +9,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <set>
 #include <sstream>
 
 #include <nlohmann/json.hpp>
@@ -77,12 +78,14 @@ class HtmlReport : public ::testing::Test {
     dir_ = fs::temp_directory_path() / ("lbsim-html-test-" + std::to_string(::getpid()));
     fs::remove_all(dir_);
     fs::create_directories(dir_ / "runs");
-    // A tiny copy of the default scenario: fewer ops, a 20 ms timeline so there is a curve.
+    // A tiny copy of the default scenario: fewer ops.
     auto sc = nlohmann::json::parse(slurp(fs::path(LBSIM_SOURCE_DIR) / "configs/default.json"));
     sc["name"] = "html-tiny";
     sc["workload"]["ops"] = 30000;
     sc["workload"]["warmup_ops"] = 3000;
-    sc["report"] = {{"timeline_interval_s", 0.02}};
+    // No report.timeline_interval_s: the interval follows the window. n2 is slow for a while, an
+    // event the timeline charts mark.
+    sc["faults"] = {{"events", {{{"at_s", 0.1}, {"node", "n2"}, {"kind", "slow"}, {"duration_s", 0.05}, {"factor", 3}}}}};
     for (const auto& p : sc["policies"]) policies_.push_back(p["name"].get<std::string>());
     std::ofstream(dir_ / "tiny.json") << sc.dump(1);
     run_rc_ = shell(std::string(LBSIM_BINARY) + " run " + (dir_ / "tiny.json").string() + " --quiet --out " +
@@ -205,6 +208,18 @@ TEST_F(HtmlReport, ChromiumRendersEveryChartWithoutConsoleErrors) {
   // gives the maximum, which the percentile axis cannot show.
   const std::string tput = element(dom, "fig-throughput-time", "</figure>");
   EXPECT_GT(count(tput, "<title>"), 3u);
+  // The timeline of a 0.2 s window has 26 to 64 points per policy (at a 1 s default it had one),
+  // and the slow fault's start and end are marked on every over-time chart.
+  const auto poly = tput.find("points=\"");
+  ASSERT_NE(poly, std::string::npos);
+  const std::size_t drawn = count(tput.substr(poly, tput.find('"', poly + 8) - poly), ",");
+  EXPECT_GE(drawn, 26u);
+  EXPECT_LE(drawn, 64u);
+  for (const char* f : {"fig-throughput-time", "fig-p99-time", "fig-node-requests-0"}) {
+    const std::string fig = element(dom, f, "</figure>");
+    EXPECT_EQ(count(fig, "class=\"event\""), 2u) << f;
+    EXPECT_NE(fig.find("n2 slow x3 (0.1 s)"), std::string::npos) << f;
+  }
   const std::string pct = element(dom, "fig-latency-percentiles", "</figure>");
   EXPECT_GT(count(pct, "<title>"), 100u);
   EXPECT_NE(pct.find(", max "), std::string::npos);
@@ -329,6 +344,135 @@ TEST_F(HtmlReport, ReadableAt800Pixels) {
   // The smallest chart text (11 px tick labels) stays at 9 px or more; wide charts scroll instead.
   EXPECT_GE(layout["smallest_font_px"].get<double>(), 9.0 - 1e-6) << layout;
   EXPECT_GE(layout["scrollers"].get<int>(), 1) << "the 1300 px charts should scroll at 800 px: " << layout;
+}
+
+// A run report with what the timeline section reads: `nodes` nodes (split evenly over `dcs` DCs),
+// a window starting at 1 s with `points` 1 s intervals, p99 `p99_ms` and `node_rate` requests per
+// second on every node, and the scenario's `events`.
+nlohmann::json timeline_report(const std::string& policy, std::size_t nodes, std::size_t points, double p99_ms,
+                               double node_rate = 1000, std::size_t dcs = 1,
+                               nlohmann::json events = nlohmann::json::array()) {
+  nlohmann::json r;
+  r["policy"] = {{"name", policy}};
+  r["seed"] = 1;
+  r["simulated_s"] = {{"window_start", 1.0}, {"window", static_cast<double>(points)}, {"end", 1.0 + static_cast<double>(points)}};
+  r["nodes"] = nlohmann::json::array();
+  for (std::size_t n = 0; n < nodes; ++n)
+    r["nodes"].push_back({{"id", "n" + std::to_string(n + 1)}, {"dc", "dc" + std::to_string(n * dcs / nodes + 1)}, {"rack", "r1"}});
+  r["timeline"] = {{"interval_s", 1.0}, {"points", nlohmann::json::array()}};
+  if (!events.empty()) r["timeline"]["events"] = events;
+  for (std::size_t i = 0; i < points; ++i)
+    r["timeline"]["points"].push_back({{"t_s", static_cast<double>(i)},
+                                        {"ops", node_rate * static_cast<double>(nodes)},
+                                        {"errors", 0},
+                                        {"p99_ms", p99_ms},
+                                        {"coordinator_ops", std::vector<double>(nodes, node_rate)}});
+  return r;
+}
+
+// The number in attribute `attr` of the element around the first occurrence of `marker` (searched
+// back to `open`, e.g. "<circle").
+double attr_at(const std::string& svg, const std::string& marker, const std::string& open, const char* attr) {
+  const auto m = svg.find(marker);
+  if (m == std::string::npos) return NAN;
+  const auto a = svg.find(std::string(attr) + "=\"", svg.rfind(open, m)) + std::strlen(attr) + 2;
+  return std::stod(svg.substr(a, svg.find('"', a) - a));
+}
+
+// The y axis's tick labels, bottom to top.
+std::vector<std::string> y_ticks(const std::string& svg) {
+  std::vector<std::string> out;
+  const std::string tag = "class=\"tick\" ";
+  for (auto p = svg.find(tag); p != std::string::npos; p = svg.find(tag, p + 1)) {
+    const auto end = svg.find("</text>", p);
+    const std::string t = svg.substr(p, end - p);
+    if (t.find("text-anchor=\"end\"") == std::string::npos || t.find("rotate") != std::string::npos) continue;
+    out.push_back(t.substr(t.rfind('>') + 1));
+  }
+  return out;
+}
+
+// A chart with fewer than 3 points says so instead of drawing a line through one point.
+TEST(HtmlTimeline, TooFewPointsAreSaidNotDrawn) {
+  const auto one = timeline_report("a", 3, 1, 2.0);
+  const std::string html = html::timeline_section({html::PolicyRuns{"a", {&one}}});
+  for (const char* f : {"fig-throughput-time", "fig-p99-time", "fig-node-requests-0"}) {
+    const std::string fig = element(html, f, "</figure>");
+    ASSERT_FALSE(fig.empty()) << f;
+    EXPECT_EQ(fig.find("<svg"), std::string::npos) << f;
+    EXPECT_NE(fig.find("Only 1 timeline point (interval 1 s, measurement window 1 s)"), std::string::npos) << fig;
+  }
+  const auto three = timeline_report("a", 3, 3, 2.0);
+  const std::string drawn = html::timeline_section({html::PolicyRuns{"a", {&three}}});
+  EXPECT_EQ(count(drawn, "<svg"), 3u);
+  EXPECT_EQ(drawn.find("few-points"), std::string::npos);
+}
+
+// Node lines stay distinct (colour and dash) up to 24 nodes; beyond, each DC's busiest node and
+// mean per node.
+TEST(HtmlTimeline, NodeLinesAreDistinctUpTo24NodesThenGroupedByDatacenter) {
+  const auto r24 = timeline_report("a", 24, 5, 2.0);
+  const std::string chart = element(html::timeline_section({html::PolicyRuns{"a", {&r24}}}), "chart-node-requests-0", "</svg>");
+  std::set<std::pair<std::string, std::string>> styles;
+  const std::string tag = "<polyline";
+  for (auto p = chart.find(tag); p != std::string::npos; p = chart.find(tag, p + 1)) {
+    const std::string line = chart.substr(p, chart.find("/>", p) - p);
+    auto value = [&](const std::string& a) {
+      const auto at = line.find(a + "=\"");
+      return at == std::string::npos ? std::string() : line.substr(at + a.size() + 2, line.find('"', at + a.size() + 2) - at - a.size() - 2);
+    };
+    styles.insert({value("stroke"), value("stroke-dasharray")});
+  }
+  EXPECT_EQ(count(chart, tag), 24u);
+  EXPECT_EQ(styles.size(), 24u) << "node lines share a colour and dash";
+
+  const auto r30 = timeline_report("a", 30, 5, 2.0, 1000, 2);
+  const std::string grouped = element(html::timeline_section({html::PolicyRuns{"a", {&r30}}}), "chart-node-requests-0", "</svg>");
+  EXPECT_EQ(count(grouped, "<polyline"), 4u);
+  for (const char* s : {"dc1 busiest node", "dc1 mean per node", "dc2 busiest node", "dc2 mean per node"})
+    EXPECT_NE(grouped.find("data-series=\"" + std::string(s) + "\""), std::string::npos) << s;
+}
+
+// p99 over time on a log axis when it spans more than 20x: 2 ms and 4 ms stay apart beside 2 s.
+TEST(HtmlTimeline, P99AxisIsLogarithmicBeyondTwentyFold) {
+  const auto a = timeline_report("a", 3, 5, 2.0), b = timeline_report("b", 3, 5, 4.0), c = timeline_report("c", 3, 5, 2000.0);
+  const std::string wide = element(html::timeline_section({html::PolicyRuns{"a", {&a}}, html::PolicyRuns{"b", {&b}},
+                                                           html::PolicyRuns{"c", {&c}}}),
+                                   "chart-p99-time", "</svg>");
+  const double ya = attr_at(wide, "<title>a: 2 at", "<circle", "cy"), yb = attr_at(wide, "<title>b: 4 at", "<circle", "cy");
+  EXPECT_GT(ya - yb, 10.0) << "2 ms and 4 ms are " << ya - yb << " px apart";
+  EXPECT_NE(wide.find("(ms, log scale)"), std::string::npos);
+  const std::string narrow = element(html::timeline_section({html::PolicyRuns{"a", {&a}}, html::PolicyRuns{"b", {&b}}}),
+                                     "chart-p99-time", "</svg>");
+  EXPECT_EQ(narrow.find("log scale"), std::string::npos);
+}
+
+// Events sit at their scenario times, on the same time axis as the points (the window starts at
+// 1 s, so a fault at 10 s lies between the points of [9, 10) and [10, 11)).
+TEST(HtmlTimeline, EventsSitAtTheirScenarioTimes) {
+  const auto r = timeline_report("a", 3, 20, 2.0, 1000, 1,
+                                 nlohmann::json::parse(R"([{"at_s": 10, "event": "down", "nodes": ["n3"]}])"));
+  const std::string html = html::timeline_section({html::PolicyRuns{"a", {&r}}});
+  for (const char* chart : {"chart-throughput-time", "chart-p99-time", "chart-node-requests-0"}) {
+    const std::string svg = element(html, chart, "</svg>");
+    EXPECT_EQ(count(svg, "class=\"event\""), 1u) << chart;
+    EXPECT_NE(svg.find(">n3 down (10 s)</text>"), std::string::npos) << chart;
+    const double before = attr_at(svg, " at 9.5</title>", "<circle", "cx");
+    const double after = attr_at(svg, " at 10.5</title>", "<circle", "cx");
+    EXPECT_NEAR(attr_at(svg, "class=\"event\"", "<g", "x1"), (before + after) / 2, 0.11) << chart;
+  }
+  EXPECT_NE(html.find("simulated time since the scenario began (s)"), std::string::npos);
+}
+
+// One scale for every policy's per-node chart: half the load looks like half the load.
+TEST(HtmlTimeline, PerNodeChartsShareOneScale) {
+  const auto busy = timeline_report("busy", 3, 5, 2.0, 1000), idle = timeline_report("idle", 3, 5, 2.0, 500);
+  const std::string html = html::timeline_section({html::PolicyRuns{"busy", {&busy}}, html::PolicyRuns{"idle", {&idle}}});
+  const auto a = y_ticks(element(html, "chart-node-requests-0", "</svg>"));
+  const auto b = y_ticks(element(html, "chart-node-requests-1", "</svg>"));
+  ASSERT_FALSE(a.empty());
+  EXPECT_EQ(a, b);
+  EXPECT_EQ(a.back(), "1000");
 }
 
 }  // namespace

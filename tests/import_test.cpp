@@ -116,3 +116,122 @@ TEST(ConfigDocs, TheReadmesTopologyFileAndMinimalScenarioAreValid) {
 }
 
 }  // namespace lbsim::import_test
+
+#include <cstdlib>
+#include <filesystem>
+
+#include <unistd.h>
+
+#include "test_files.hpp"
+
+namespace lbsim::import_test {
+
+namespace fs = std::filesystem;
+using testing_files::shell;
+using testing_files::slurp;
+
+// Runs `lbsim ARGS` in `dir`; stdout and stderr to dir/out and dir/err; the exit code.
+int lbsim_in(const fs::path& dir, const std::string& args) {
+  return shell("cd '" + dir.string() + "' && '" + LBSIM_BINARY + "' " + args + " >out 2>err");
+}
+
+// Issue 34: from `nodetool ring` output to runs on that ring with no hand-editing. `import
+// --scenario` writes a runnable scenario with the topology file beside it; every command that takes
+// a ring (run, sweep, analyze, ring, plan, replicas) takes what it wrote; nodetool output given to
+// a JSON command points to `lbsim import`; a topology file given where a scenario is needed says
+// how to make one; and nothing is announced before it is written.
+TEST(ImportCli, ScenarioAroundTheImportedRingRunsEverywhere) {
+  const fs::path dir = fs::temp_directory_path() / ("lbsim-import-" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir / "sc");
+  std::ofstream(dir / "ring.txt") << kRing;
+  const std::string base = std::string(LBSIM_SOURCE_DIR) + "/configs/first-answer.json";
+
+  // Nodetool output where JSON is expected.
+  ASSERT_EQ(lbsim_in(dir, "ring ring.txt"), 2);
+  EXPECT_NE(slurp(dir / "err").find("`nodetool ring` output; lbsim takes it through `lbsim import`: lbsim import "
+                                    "--ring ring.txt"),
+            std::string::npos)
+      << slurp(dir / "err");
+
+  ASSERT_EQ(lbsim_in(dir, "import --ring ring.txt --rf dc1=2,dc2=1 --scenario " + base + " -o sc/mine.json"), 0)
+      << slurp(dir / "err");
+  EXPECT_NE(slurp(dir / "err").find("wrote sc/mine.json"), std::string::npos) << slurp(dir / "err");
+  const auto sc = nlohmann::json::parse(slurp(dir / "sc" / "mine.json"));
+  EXPECT_EQ(sc["name"], "mine");
+  EXPECT_EQ(sc["cluster"]["topology_file"], "mine.topology.json");  // relative to the scenario
+  EXPECT_FALSE(sc["cluster"].contains("datacenters"));
+  EXPECT_FALSE(sc.contains("keyspace"));  // the imported --rf is the keyspace
+  EXPECT_EQ(nlohmann::json::parse(slurp(dir / "sc" / "mine.topology.json"))["nodes"].size(), 4u);
+  const std::string small = " --set workload.ops=2000 --set workload.warmup_ops=100";
+  const std::vector<std::string> commands{
+      "run sc/mine.json --quiet --out res" + small,
+      "sweep sc/mine.json --set client.threads=2,4 --quiet --out sw" + small,
+      "analyze sc/mine.json",
+      "ring sc/mine.json",
+      "ring sc/mine.topology.json",
+      "plan sc/mine.json --policy topological --token 0",
+      "plan sc/mine.topology.json --policy topological.json --token 0",
+      "replicas sc/mine.topology.json --token 0",
+      "replicas sc/mine.json --token 0"};
+  for (const std::string& cmd : commands) {
+    if (cmd.find("topological.json") != std::string::npos)
+      std::ofstream(dir / "topological.json") << sc["policies"][2]["policy"].dump();
+    EXPECT_EQ(lbsim_in(dir, cmd), 0) << cmd << ": " << slurp(dir / "err");
+  }
+  const auto report = nlohmann::json::parse(slurp(dir / "res" / "mine" / "random.json"));
+  EXPECT_EQ(report["nodes"].size(), 4u);
+  // The imported keyspace is the one in use.
+  ASSERT_EQ(lbsim_in(dir, "plan sc/mine.json --policy neutral --token 0"), 0) << slurp(dir / "err");
+  EXPECT_NE(slurp(dir / "out").find("replicas (driver order, NetworkTopologyStrategy {dc1: 2, dc2: 1}): "),
+            std::string::npos)
+      << slurp(dir / "out");
+
+  // A topology file where a scenario is needed.
+  ASSERT_EQ(lbsim_in(dir, "analyze sc/mine.topology.json"), 2);
+  EXPECT_NE(slurp(dir / "err").find("this is a topology file"), std::string::npos) << slurp(dir / "err");
+  EXPECT_NE(slurp(dir / "err").find("lbsim import --topology sc/mine.topology.json --scenario"), std::string::npos);
+  // ... which import takes: a scenario around an existing topology file.
+  ASSERT_EQ(lbsim_in(dir, "import --topology sc/mine.topology.json --scenario " + base + " -o again.json"), 0)
+      << slurp(dir / "err");
+  auto ring_of = [](const fs::path& p) {
+    auto j = nlohmann::json::parse(slurp(p));
+    j.erase("generator");
+    return j;
+  };
+  EXPECT_EQ(ring_of(dir / "again.topology.json"), ring_of(dir / "sc" / "mine.topology.json"));
+
+  // A base that does not fit the ring: exit 2, the --set that fixes it named, nothing written.
+  ASSERT_EQ(lbsim_in(dir, "import --ring ring.txt --rf dc2=1 --scenario " + base + " -o bad.json"), 2);
+  EXPECT_NE(slurp(dir / "err").find("does not fit the imported ring"), std::string::npos) << slurp(dir / "err");
+  EXPECT_NE(slurp(dir / "err").find("--set PATH=VALUE"), std::string::npos) << slurp(dir / "err");
+  EXPECT_FALSE(fs::exists(dir / "bad.json"));
+  EXPECT_FALSE(fs::exists(dir / "bad.topology.json"));
+
+  // An output that cannot be written: exit 1 and no success summary.
+  std::ofstream(dir / "a-file") << "x";
+  EXPECT_EQ(lbsim_in(dir, "import --ring ring.txt --rf dc1=2 -o a-file/topo.json"), 1);
+  EXPECT_EQ(slurp(dir / "err").find("nodes in"), std::string::npos) << slurp(dir / "err");
+  EXPECT_NE(slurp(dir / "err").find("cannot create folder 'a-file'"), std::string::npos) << slurp(dir / "err");
+  fs::remove_all(dir);
+}
+
+// `--set PATH=null` removes a key: a scenario's "datacenters" make way for a topology file.
+TEST(ImportCli, SetNullRemovesAKey) {
+  jsonin::Json doc = jsonin::Json::parse(R"({"cluster": {"datacenters": [1], "num_tokens": 4}, "policies": [1, 2, 3]})");
+  apply_set(doc, "cluster.datacenters=null");
+  EXPECT_EQ(doc["cluster"], jsonin::Json::parse(R"({"num_tokens": 4})"));
+  apply_set(doc, "/policies/1=null");
+  EXPECT_EQ(doc["policies"], jsonin::Json::parse("[1, 3]"));
+  EXPECT_THROW(apply_set(doc, "cluster.nodes=null"), ConfigError);        // nothing to remove: a typo
+  EXPECT_THROW(apply_set(doc, "missing.inner=null"), ConfigError);
+  EXPECT_FALSE(doc.contains("missing"));
+  try {
+    apply_set(doc, "cluster.datacenter=null");
+    FAIL();
+  } catch (const ConfigError& e) {
+    EXPECT_NE(std::string(e.what()).find("no key 'datacenter' to remove; keys: num_tokens"), std::string::npos) << e.what();
+  }
+}
+
+}  // namespace lbsim::import_test

@@ -269,3 +269,99 @@ TEST(Reruns, LatestPointsAtTheNewestAndForceRemovesStaleReports) {
 
 }  // namespace
 }  // namespace lbsim
+
+namespace lbsim {
+namespace {
+
+// A report without its "engine" section (wall time, memory: the machine's, not the model's).
+std::string model_part(const fs::path& report) {
+  auto j = nlohmann::json::parse(slurp(report));
+  j.erase("engine");
+  return j.dump(1);
+}
+
+// Issue 34: Ctrl-C before any report leaves no dangling `.latest` and names no folder that does
+// not exist; with an older folder, `.latest` stays on it until the new folder holds a report; and
+// `run --resume` keeps the finished reports and gives those of an uninterrupted run.
+TEST(InterruptResume, RunLatestOnlyOnAReportAndResumeGivesTheUninterruptedReports) {
+  const fs::path root = fs::temp_directory_path() / fmt::format("lbsim-run-resume-{}", ::getpid());
+  fs::remove_all(root);
+  fs::create_directories(root);
+  const std::string scenario = std::string(LBSIM_SOURCE_DIR) + "/configs/default.json";
+  auto args = [&](const fs::path& out, const std::string& ops, std::vector<std::string> more = {}) {
+    std::vector<std::string> a{"run", scenario, "--policy", "random", "--policy", "neutral", "--set",
+                               "workload.ops=" + ops, "--quiet", "--out", out.string()};
+    a.insert(a.end(), more.begin(), more.end());
+    return a;
+  };
+  // 1. Interrupted at once: nothing exists, nothing is named.
+  EXPECT_EQ(run_lbsim(args(root / "a", "20000000"), root / "a.err", 0), 130);
+  std::string err = slurp(root / "a.err");
+  EXPECT_FALSE(fs::exists(root / "a")) << err;
+  EXPECT_FALSE(fs::is_symlink(root / "a" / "default.latest"));
+  EXPECT_EQ(err.find("kept in"), std::string::npos) << err;
+  EXPECT_NE(err.find("2 of 2 runs missing (none finished; no report was written)"), std::string::npos) << err;
+
+  // 2. An older folder: an interrupted rerun without a report leaves `.latest` on it and no `.2`.
+  ASSERT_EQ(run_lbsim(args(root / "b", "3000"), root / "b.err"), 0) << slurp(root / "b.err");
+  ASSERT_EQ(fs::read_symlink(root / "b" / "default.latest"), fs::path("default"));
+  EXPECT_EQ(run_lbsim(args(root / "b", "20000000"), root / "b2.err", 0), 130);
+  err = slurp(root / "b2.err");
+  EXPECT_EQ(fs::read_symlink(root / "b" / "default.latest"), fs::path("default")) << err;
+  EXPECT_FALSE(fs::exists(root / "b" / "default.2")) << err;
+  EXPECT_EQ(err.find("kept in"), std::string::npos) << err;
+
+  // 3. Interrupted once the first policy's report is written: `.latest` points at the new folder,
+  // which is named; --resume keeps that report as it is and runs only the second policy.
+  const std::string ops = "250000";
+  const fs::path partial = root / "b" / "default.2";
+  const pid_t pid = fork();
+  if (pid == 0) {
+    const int fd = ::open((root / "c.err").c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    dup2(fd, 2);
+    const int null = ::open("/dev/null", O_WRONLY);
+    dup2(null, 1);
+    const auto a = args(root / "b", ops);
+    std::vector<char*> argv{const_cast<char*>(LBSIM_BINARY)};
+    for (const auto& s : a) argv.push_back(const_cast<char*>(s.c_str()));
+    argv.push_back(nullptr);
+    execv(LBSIM_BINARY, argv.data());
+    _exit(127);
+  }
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  while (!fs::exists(partial / "random.json") && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::microseconds(500));
+  kill(pid, SIGINT);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  err = slurp(root / "c.err");
+  ASSERT_TRUE(WIFEXITED(status));
+  ASSERT_EQ(WEXITSTATUS(status), 130) << "the second policy finished before the signal; stderr:\n" << err;
+  EXPECT_EQ(fs::read_symlink(root / "b" / "default.latest"), fs::path("default.2")) << err;
+  EXPECT_NE(err.find("1 of 2 runs missing (the 1 finished report is kept in " + partial.string() + ")"),
+            std::string::npos)
+      << err;
+  EXPECT_NE(err.find("rerun with --resume"), std::string::npos) << err;
+  EXPECT_FALSE(fs::exists(partial / "neutral.json"));
+  const std::string kept = slurp(partial / "random.json");
+  ASSERT_EQ(run_lbsim(args(root / "b", ops, {"--resume"}), root / "r.err"), 0) << slurp(root / "r.err");
+  EXPECT_NE(slurp(root / "r.err").find(partial.string() + " exists: resuming"), std::string::npos) << slurp(root / "r.err");
+  EXPECT_EQ(slurp(partial / "random.json"), kept) << "--resume rewrote a finished report";
+  ASSERT_EQ(run_lbsim(args(root / "whole", ops), root / "w.err"), 0) << slurp(root / "w.err");
+  for (const char* p : {"random.json", "neutral.json"})
+    EXPECT_EQ(model_part(partial / p), model_part(root / "whole" / "default" / p)) << p;
+
+  // 4. --seeds: a resumed batch reuses every run and writes the same aggregates.
+  const auto seeds = args(root / "s", "3000", {"--seeds", "2", "--jobs", "2"});
+  ASSERT_EQ(run_lbsim(seeds, root / "s1.err"), 0) << slurp(root / "s1.err");
+  const std::string agg = slurp(root / "s" / "default" / "neutral.aggregate.json");
+  auto resumed = seeds;
+  resumed.push_back("--resume");
+  ASSERT_EQ(run_lbsim(resumed, root / "s2.err"), 0) << slurp(root / "s2.err");
+  EXPECT_NE(slurp(root / "s2.err").find("0 runs ran, 4 reused"), std::string::npos) << slurp(root / "s2.err");
+  EXPECT_EQ(slurp(root / "s" / "default" / "neutral.aggregate.json"), agg);
+  fs::remove_all(root);
+}
+
+}  // namespace
+}  // namespace lbsim

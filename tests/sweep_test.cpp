@@ -2,6 +2,7 @@
 // one machine writes, whatever the thread count.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -79,9 +80,38 @@ TEST(Sweep, MergedShardsEqualTheSingleMachineAggregate) {
   EXPECT_EQ(doc["schema"], "lbsim.sweep/1");
   EXPECT_EQ(doc["points"].size(), 3u);
   EXPECT_EQ(doc["points"][2]["policies"]["random"]["metrics"]["throughput_ops_s"]["n"], 2);
-  // An existing output folder is not overwritten: a numbered one is used instead.
-  ASSERT_EQ(lbsim(base + " --out " + (root / "one").string()), 0);
-  EXPECT_TRUE(fs::exists(root / "one.2" / "sweep.json"));
+  // The folder named by --out is the only thing written (issue 34): no sibling "one.latest", and
+  // a second sweep into it is refused (exit 2, no "one.2") unless --resume or --force.
+  EXPECT_FALSE(fs::exists(root / "one.latest"));
+  const auto before = fs::last_write_time(root / "one" / "sweep.json");
+  EXPECT_EQ(lbsim(base + " --out " + (root / "one").string()), 2);
+  EXPECT_FALSE(fs::exists(root / "one.2"));
+  EXPECT_EQ(fs::last_write_time(root / "one" / "sweep.json"), before);
+  std::vector<std::string> entries;
+  for (const auto& e : fs::directory_iterator(root)) entries.push_back(e.path().filename().string());
+  std::sort(entries.begin(), entries.end());
+  EXPECT_EQ(entries, (std::vector<std::string>{"merged.json", "one", "sh"}));
+  fs::remove_all(root);
+}
+
+// Without --out a sweep goes to results/<scenario>/sweep, numbered when it holds files, with
+// sweep.latest beside it: everything inside results/ of the folder lbsim runs in.
+TEST(Sweep, DefaultFolderIsNumberedWithLatestInsideResults) {
+  const fs::path root = fs::temp_directory_path() / fmt::format("lbsim-sweep-default-{}", ::getpid());
+  fs::remove_all(root);
+  fs::create_directories(root);
+  const std::string cmd = fmt::format("cd {} && {} sweep {}/configs/default.json --set client.threads=4,8 "
+                                      "--set workload.ops=2000 --set workload.warmup_ops=100 --policy random --quiet "
+                                      ">/dev/null 2>&1",
+                                      root.string(), LBSIM_BINARY, LBSIM_SOURCE_DIR);
+  ASSERT_EQ(testing_files::shell(cmd), 0);
+  EXPECT_EQ(fs::read_symlink(root / "results" / "default" / "sweep.latest"), fs::path("sweep"));
+  ASSERT_EQ(testing_files::shell(cmd), 0);
+  EXPECT_TRUE(fs::exists(root / "results" / "default" / "sweep.2" / "sweep.json"));
+  EXPECT_EQ(fs::read_symlink(root / "results" / "default" / "sweep.latest"), fs::path("sweep.2"));
+  std::size_t n = 0;
+  for (const auto& e : fs::directory_iterator(root)) n += e.path().filename() == "results" ? 0 : 1;
+  EXPECT_EQ(n, 0u) << "the sweep wrote outside results/";
   fs::remove_all(root);
 }
 
@@ -102,6 +132,24 @@ TEST(SweepTable, CellsArePlainNumbersWithTheirMeansDecimals) {
   EXPECT_NE(t.find("29,930 ± 98"), std::string::npos) << t;
   EXPECT_NE(t.find("7.26 ± 0.04"), std::string::npos) << t;
   EXPECT_EQ(t.find("e+"), std::string::npos) << t;
+}
+
+// An axis with one value (`--set workload.ops=8000`) is the same in every point: it is stated once
+// above the tables, and the point labels carry only the axes that vary (issue 34).
+TEST(SweepTable, SingleValuedAxesAreStatedOnceNotInEveryLabel) {
+  const auto doc = nlohmann::json::parse(R"({"policies": ["p"],
+    "grid": [{"path": "client.threads", "values": ["8", "64"]}, {"path": "workload.ops", "values": ["8000"]}],
+    "points": [
+    {"id": "p000", "values": {"client.threads": 8, "workload.ops": 8000},
+     "policies": {"p": {"metrics": {"throughput_ops_s": {"mean": 100, "ci95": 0, "n": 1}}}}},
+    {"id": "p001", "values": {"client.threads": 64, "workload.ops": 8000},
+     "policies": {"p": {"metrics": {"throughput_ops_s": {"mean": 200, "ci95": 0, "n": 1}}}}}]})");
+  const std::string t = sweep_table(doc);
+  EXPECT_EQ(t.rfind("every point: workload.ops=8000\n", 0), 0u) << t;
+  std::size_t count = 0;
+  for (auto at = t.find("workload.ops"); at != std::string::npos; at = t.find("workload.ops", at + 1)) ++count;
+  EXPECT_EQ(count, 1u) << t;
+  EXPECT_NE(t.find("\nclient.threads=64 "), std::string::npos) << t;
 }
 
 // `lbsim compare sweep.json --format csv|md`: one row per (point, policy, metric).

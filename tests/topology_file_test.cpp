@@ -9,8 +9,11 @@
 
 #include <fmt/format.h>
 
+#include "sim/config/scenario.hpp"
 #include "sim/config/topology_file.hpp"
 #include "sim/core/error.hpp"
+#include "sim/engine/simulation.hpp"
+#include "sim/report/report_json.hpp"
 
 namespace lbsim {
 namespace {
@@ -142,7 +145,7 @@ TEST(TopologyFile, CliExitsWithCode2OnBadFilesAndPrintsNothingOnStdout) {
       {"ring " + (dir / "empty.json").string(), "empty.json: file is empty"},
       {"ring " + dir.string(), "is a directory"},
       {"replicas " + (dir / "dup.json").string() + " --json", "dup.json: /nodes/0/tokens/1: duplicate token 5"},
-      {"ring", "the option '--file' is required"},
+      {"ring", "missing FILE; usage: lbsim ring FILE"},
       {"ring a.json --bogus", "unrecognised option '--bogus'"},
   };
   for (const auto& c : cases) {
@@ -168,6 +171,47 @@ TEST(TopologyFile, CliRingPrintsOwnershipThatSumsToOne) {
   EXPECT_NEAR(prim, 1.0, 1e-12);
   EXPECT_NEAR(repl, 3.0, 1e-12);
   EXPECT_NEAR(j["dc_stats"]["dc1"]["replica_fraction"]["mean"].get<double>(), 0.5, 1e-12);
+}
+
+// Issue 34: a scenario with a topology file (RF 2) and its own keyspace (RF 3) runs RF 3, the
+// scenario's, and says so on stderr and in every report's warnings[], naming both keyspaces (the
+// scenario's JSON path, the topology file and its /keyspace). The same keyspace written another
+// way (the Java class name, DCs in another order) is no conflict.
+TEST(TopologyFile, ScenarioKeyspaceOverridesTheFilesWithAWarningNamingBoth) {
+  const auto dir = std::filesystem::temp_directory_path() / fmt::format("lbsim-ks-{}", ::getpid());
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir / "topo.json") << R"({"generator": "test", "nodes": [
+    {"id": "a", "dc": "dc1", "rack": "r1", "tokens": [-100]}, {"id": "b", "dc": "dc1", "rack": "r2", "tokens": [0]},
+    {"id": "c", "dc": "dc1", "rack": "r3", "tokens": [100]}, {"id": "d", "dc": "dc2", "rack": "r1", "tokens": [200]}],
+    "keyspace": {"class": "NetworkTopologyStrategy", "rf": {"dc1": 2, "dc2": 1}}})";
+  auto scenario = [&](const std::string& keyspace) {
+    std::ofstream(dir / "s.json") << R"({"name": "ks", "cluster": {"topology_file": "topo.json"}, )" << keyspace
+                                  << R"("client": {"threads": 2}, "workload": {"ops": 300, "warmup_ops": 0},
+      "policies": [{"name": "rr", "policy": {"type": "RoundRobin"}}]})";
+    return load_scenario((dir / "s.json").string());
+  };
+  const std::string expected =
+      "/keyspace (NetworkTopologyStrategy {dc1: 3, dc2: 1}) differs from topo.json:/keyspace "
+      "(NetworkTopologyStrategy {dc1: 2, dc2: 1}), the keyspace of the topology file that /cluster/topology_file "
+      "names: the run uses /keyspace; remove it to use the file's (--set keyspace=null)";
+  const Scenario over = scenario(R"("keyspace": {"class": "NetworkTopologyStrategy", "rf": {"dc1": 3, "dc2": 1}}, )");
+  EXPECT_EQ(over.ring->replicas_per_range(), 4u);  // RF 3 + 1: the scenario's
+  ASSERT_EQ(over.warnings.size(), 1u);
+  EXPECT_EQ(over.warnings[0], expected);
+  const RunResult r = run_simulation(over, over.policies[0], over.seed);
+  EXPECT_EQ(report_json(r)["warnings"], nlohmann::ordered_json::array({expected}));
+  std::string out, err;
+  ASSERT_EQ(run_cli(fmt::format("analyze {}", (dir / "s.json").string()), out, err), 0) << err;
+  EXPECT_NE(err.find("lbsim analyze: warning: " + expected), std::string::npos) << err;
+
+  const Scenario same = scenario(
+      R"("keyspace": {"class": "org.apache.cassandra.locator.NetworkTopologyStrategy", "rf": {"dc2": 1, "dc1": 2}}, )");
+  EXPECT_TRUE(same.warnings.empty()) << same.warnings[0];
+  const Scenario file_only = scenario("");
+  EXPECT_TRUE(file_only.warnings.empty());
+  EXPECT_EQ(file_only.ring->replicas_per_range(), 3u);
+  std::filesystem::remove_all(dir);
 }
 
 }  // namespace

@@ -14,7 +14,7 @@ int run_analyze(const std::vector<std::string>& args) {
   po::options_description opts("options");
   opts.add_options()("scenario", po::value<std::string>()->required(), "scenario file (JSON)")(
       "json", po::bool_switch(), "print JSON (schema lbsim.model/1)")(
-      "set", po::value<std::vector<std::string>>()->default_value({}, ""), "PATH=VALUE override, repeatable");
+      "set", po::value<std::vector<std::string>>()->default_value({}, ""), kSetHelp);
   po::positional_options_description pos;
   pos.add("scenario", 1);
   po::variables_map vm;

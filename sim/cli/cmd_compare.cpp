@@ -1,9 +1,10 @@
-// `lbsim compare REPORT_OR_DIR... [--baseline NAME] [--format text|md|csv|json] [--force]`
+// `lbsim compare REPORT_OR_DIR... [--baseline NAME] [--format text|md|csv|json | --json] [--mix-scenarios]`
 #include <filesystem>
 #include <iostream>
 
 #include "sim/cli/command.hpp"
 #include "sim/core/error.hpp"
+#include "sim/core/json_reader.hpp"
 #include "sim/report/aggregate.hpp"
 #include "sim/report/compare.hpp"
 #include "sim/runner/sweep.hpp"
@@ -16,22 +17,29 @@ int run_compare(const std::vector<std::string>& args) {
   opts.add_options()("inputs", po::value<std::vector<std::string>>()->required(), "report files or folders of reports, or one sweep.json")(
       "baseline", po::value<std::string>()->default_value(""), "policy the ratios refer to (default: the first)")(
       "format", po::value<std::string>()->default_value("text"), "text | md | csv | json")(
-      "force", po::bool_switch(), "compare reports of different scenarios or schema versions anyway");
+      "json", po::bool_switch(), "print JSON: the same as --format json")(
+      "mix-scenarios", po::bool_switch(), "compare reports of different scenarios or schema versions anyway")(
+      "force", po::bool_switch(), "deprecated spelling of --mix-scenarios");
   po::positional_options_description pos;
   pos.add("inputs", -1);
   po::variables_map vm;
-  if (!parse_options("compare", "REPORT_OR_DIR... [--baseline NAME] [--format text|md|csv|json] [--force]", args,
-                     opts, pos, vm))
+  if (!parse_options("compare", "REPORT_OR_DIR... [--baseline NAME] [--format text|md|csv|json | --json] [--mix-scenarios]",
+                     args, opts, pos, vm))
     return 0;
   CompareOptions o;
-  const std::string f = vm["format"].as<std::string>();
+  std::string f = vm["format"].as<std::string>();
+  if (vm["json"].as<bool>()) {
+    if (!vm["format"].defaulted() && f != "json")
+      throw ConfigError("--json, --format " + f, "give one of them (--json is --format json)");
+    f = "json";
+  }
   if (f == "text") o.format = CompareFormat::Text;
   else if (f == "md") o.format = CompareFormat::Markdown;
   else if (f == "csv") o.format = CompareFormat::Csv;
   else if (f == "json") o.format = CompareFormat::Json;
   else throw ConfigError("--format", "unknown format '" + f + "'; valid: text, md, csv, json");
   o.baseline = vm["baseline"].as<std::string>();
-  o.force = vm["force"].as<bool>();
+  o.force = vm["mix-scenarios"].as<bool>() || deprecated_option("compare", vm, "force", "--mix-scenarios");
   // A sweep document: its points as one long table (csv, md), or its tables (text), or itself (json).
   const auto inputs = vm["inputs"].as<std::vector<std::string>>();
   if (inputs.size() == 1 && std::filesystem::is_regular_file(inputs[0])) {

@@ -1,4 +1,4 @@
-// `lbsim merge SLICE_OR_DIR... -o OUT`: joins the `--shard I/N` slices of a sweep into the
+// `lbsim merge SLICE_OR_DIR... -o|--out FILE`: joins the `--shard I/N` slices of a sweep into the
 // aggregate that one machine would have written. Folders are searched for sweep.shard-*.json.
 #include <algorithm>
 #include <filesystem>
@@ -17,11 +17,11 @@ namespace {
 int run_merge(const std::vector<std::string>& args) {
   po::options_description opts("options");
   opts.add_options()("inputs", po::value<std::vector<std::string>>()->required(), "slice files or folders")(
-      "out,o", po::value<std::string>()->required(), "the merged sweep document");
+      "out,o", po::value<std::string>()->required(), "the merged sweep document to write (e.g. DIR/sweep.json)");
   po::positional_options_description pos;
   pos.add("inputs", -1);
   po::variables_map vm;
-  if (!parse_options("merge", "SLICE_OR_DIR... -o OUT", args, opts, pos, vm)) return 0;
+  if (!parse_options("merge", "SLICE_OR_DIR... -o|--out FILE", args, opts, pos, vm)) return 0;
   std::vector<std::string> files;
   for (const auto& in : vm["inputs"].as<std::vector<std::string>>()) {
     if (std::filesystem::is_directory(in)) {

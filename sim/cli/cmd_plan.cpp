@@ -1,5 +1,5 @@
 // `lbsim plan FILE --policy JSON --key HEX | --token T [--count N] [--cl CL] [--down n1,n2]
-//  [--state STATE.json] [--seed S] [--json]`: the replicas of one request in driver order (Java
+//  [--state STATE.json] [--seed S] [--set PATH=V ...] [--json]`: the replicas of one request in driver order (Java
 // 3.x Metadata.getReplicas), then N consecutive query plans of a policy for it. Consecutive plans
 // differ because round-robin indexes advance between plans.
 //
@@ -99,23 +99,25 @@ int run_plan(const std::vector<std::string>& args) {
       "\"response_times_ms\": [t1, t2], \"latency_avg_ms\": A, \"latency_samples\": K, \"latency_updated_ms\": T, "
       "\"up_time_ms\": T}}} (every field optional; see docs/commands.md, \"lbsim plan\")")(
       "seed", po::value<std::int64_t>()->default_value(1), "seed of the policy's random streams")(
+      "set", po::value<std::vector<std::string>>()->composing(), kSetHelp)(
       "json", po::bool_switch(), "print {\"token\", \"replicas\", \"plans\"} as JSON");
   po::positional_options_description pos;
   pos.add("file", 1);
   po::variables_map vm;
   if (!parse_options("plan", "FILE --policy NAME|JSON|FILE (--key HEX | --token T) [--count N] [--cl CL] [--down n1,n2] "
-                             "[--state STATE.json] [--seed S] [--json]",
+                             "[--state STATE.json] [--seed S] [--set PATH=V ...] [--json]",
                      args, opts, pos, vm))
     return 0;
 
-  if (vm.count("key") == vm.count("token")) throw ConfigError("lbsim plan", "give exactly one of --key HEX and --token T");
+  if (vm.count("key") == vm.count("token")) throw ConfigError("--key, --token", "give exactly one of --key HEX and --token T");
   const int count = vm["count"].as<int>();
   if (count < 1 || count > 100000) throw ConfigError("--count", fmt::format("must be in [1, 100000], got {}", count));
   const std::string cl_name = vm["cl"].as<std::string>();
   const auto cl = parse_consistency(cl_name);
   if (!cl) throw ConfigError("--cl", fmt::format("unknown consistency level '{}'; valid: {}", cl_name, kConsistencyNames));
 
-  const RingInput in = load_ring_input(vm["file"].as<std::string>());
+  const std::vector<std::string> sets = strings_of(vm, "set");
+  const RingInput in = load_ring_input(vm["file"].as<std::string>(), sets);
   // Tablet keyspaces: the tablet's replicas (a warm driver cache), else the vnode ring.
   const TokenRing& ring = in.tablets ? *in.tablets : *in.ring;
   const Topology& topo = ring.topology();
@@ -137,7 +139,7 @@ int run_plan(const std::vector<std::string>& args) {
   // A policy name of the scenario, as `lbsim run --policy NAME` takes it.
   std::optional<jsonin::Json> named;
   if (!inline_spec && in.scenario && !std::filesystem::exists(spec_text)) {
-    const Scenario sc = load_scenario(vm["file"].as<std::string>());
+    const Scenario sc = load_scenario(vm["file"].as<std::string>(), sets);
     const PolicyEntry* e = sc.find_policy(spec_text);
     if (!e) {
       std::vector<std::string> names;

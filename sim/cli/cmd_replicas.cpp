@@ -1,4 +1,4 @@
-// `lbsim replicas FILE --json`: the token, owner and replicas of every key and token of a
+// `lbsim replicas FILE [--key HEX ...] [--token T ...] [--set PATH=V ...] [--json]`: the token, owner and replicas of every key and token of a
 // topology file, with the oracle's field names plus "driver_order" (Java driver 3.x order).
 #include <iostream>
 
@@ -42,14 +42,16 @@ nlohmann::ordered_json answer(const RingInput& in, Token t) {
 int run_replicas(const std::vector<std::string>& args) {
   po::options_description opts("options");
   opts.add_options()("file", po::value<std::string>()->required(), "topology file (JSON) with \"keys\" and/or \"tokens\"")(
-      "json", po::bool_switch(), "print JSON (the only format; accepted for symmetry with the oracle)")(
       "key", po::value<std::vector<std::string>>()->default_value({}, ""), "a partition key (hex) to look up; repeatable")(
-      "token", po::value<std::vector<std::string>>()->default_value({}, ""), "a token to look up; repeatable");
+      "token", po::value<std::vector<std::string>>()->default_value({}, ""), "a token to look up; repeatable")(
+      "set", po::value<std::vector<std::string>>()->composing(), kSetHelp)(
+      "json", po::bool_switch(), "optional: the output is always JSON (accepted for symmetry with the other commands)");
   po::positional_options_description pos;
   pos.add("file", 1);
   po::variables_map vm;
-  if (!parse_options("replicas", "FILE --json", args, opts, pos, vm)) return 0;
-  const RingInput in = load_ring_input(vm["file"].as<std::string>());
+  if (!parse_options("replicas", "FILE [--key HEX ...] [--token T ...] [--set PATH=V ...] [--json]", args, opts, pos, vm))
+    return 0;
+  const RingInput in = load_ring_input(vm["file"].as<std::string>(), strings_of(vm, "set"));
   nlohmann::ordered_json out;
   out["keys"] = nlohmann::ordered_json::array();
   for (const auto& k : in.keys) {

@@ -1,4 +1,4 @@
-// `lbsim ring FILE [--json]`: a nodetool-status-like ownership table and per-DC imbalance.
+// `lbsim ring FILE [--set PATH=V ...] [--json]`: a nodetool-status-like ownership table and per-DC imbalance.
 #include <algorithm>
 #include <cstdio>
 #include <iostream>
@@ -135,12 +135,13 @@ nlohmann::ordered_json ring_json(const RingInput& in) {
 int run_ring(const std::vector<std::string>& args) {
   po::options_description opts("options");
   opts.add_options()("file", po::value<std::string>()->required(), "topology file or scenario (JSON)")(
+      "set", po::value<std::vector<std::string>>()->composing(), kSetHelp)(
       "json", po::bool_switch(), "print JSON instead of a table");
   po::positional_options_description pos;
   pos.add("file", 1);
   po::variables_map vm;
-  if (!parse_options("ring", "FILE [--json]", args, opts, pos, vm)) return 0;
-  const RingInput in = load_ring_input(vm["file"].as<std::string>());
+  if (!parse_options("ring", "FILE [--set PATH=V ...] [--json]", args, opts, pos, vm)) return 0;
+  const RingInput in = load_ring_input(vm["file"].as<std::string>(), strings_of(vm, "set"));
   if (vm["json"].as<bool>()) std::cout << ring_json(in).dump(1) << "\n";
   else print_table(in);
   return 0;

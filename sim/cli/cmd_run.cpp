@@ -1,5 +1,5 @@
 // `lbsim run SCENARIO [--policy NAME ...] [--seed S] [--seeds K] [--set PATH=V ...] [--out DIR]
-//  [--force] [--jobs N] [--json] [--quiet] [--yes]`
+//  [--force | --resume] [--jobs N] [--json] [--quiet] [--yes]`
 // Replays the scenario's workload through each policy (common random numbers: every policy sees
 // the same keys and arrivals). One seed: prints a cassandra-stress "Results:" block, the per-node
 // table with the analytic model's expected shares, and the imbalance per policy, then a side-by-side
@@ -8,11 +8,13 @@
 // DIR/<scenario>/seeds/<policy>/seed-<s>.json, an lbsim.aggregate/1 per policy in
 // DIR/<scenario>/<policy>.aggregate.json, and a comparison table with 95% CIs and Welch tests.
 // An existing DIR/<scenario> is not overwritten silently: --force, or a new numbered folder.
-// Ctrl-C stops cleanly: finished reports are kept and the missing runs are listed (exit 130). A
-// run that completed no operation successfully is named after the output, and the exit code is 1.
+// Ctrl-C stops cleanly: finished reports are kept and the missing runs are listed (exit 130);
+// --resume then keeps them and runs only the missing ones. A run that completed no operation
+// successfully is named after the output, and the exit code is 1.
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
 #include <future>
 #include <optional>
 #include <iostream>
@@ -72,8 +74,9 @@ int refuse_empty_runs(const std::vector<PolicyLoad>& runs, const std::string& di
 }
 
 int run_replicates(const Scenario& sc, const std::vector<const PolicyEntry*>& chosen, std::uint64_t first_seed,
-                   std::size_t k, const std::string& dir, unsigned threads, bool json, bool hlog,
+                   std::size_t k, const OutDir& out, unsigned threads, bool json, bool hlog, bool resume,
                    const std::atomic<bool>& interrupted) {
+  const std::string& dir = out.dir;
   const auto seeds = replicate_seeds(first_seed, k);
   std::vector<RunJob> jobs;
   for (const PolicyEntry* e : chosen)
@@ -83,10 +86,11 @@ int run_replicates(const Scenario& sc, const std::vector<const PolicyEntry*>& ch
   BatchOptions bo;
   bo.threads = threads;
   bo.cancel = &interrupted;
+  bo.resume = resume;
   std::size_t done = 0;
   const bool tty = isatty(fileno(stderr)) != 0;
   bo.on_done = [&](std::size_t, bool) {
-    ++done;
+    if (done++ == 0) mark_latest(out);  // a report is in the folder now
     if (tty) fmt::print(stderr, "\rlbsim run: {}/{} runs", done, jobs.size());
   };
   const BatchResult res = run_batch(jobs, bo);
@@ -95,6 +99,7 @@ int run_replicates(const Scenario& sc, const std::vector<const PolicyEntry*>& ch
     std::cerr << describe_missing("run", jobs, res, dir, [&](std::size_t i) { return jobs[i].policy->name; });
     return kInterruptedExit;
   }
+  if (resume && res.reused > 0) fmt::print(stderr, "lbsim run: {} runs ran, {} reused from {}\n", res.ran, res.reused, dir);
   std::vector<nlohmann::json> all;
   for (const PolicyEntry* e : chosen) {
     std::vector<nlohmann::json> mine;
@@ -111,6 +116,12 @@ int run_replicates(const Scenario& sc, const std::vector<const PolicyEntry*>& ch
   for (const auto& r : all)
     runs.push_back(policy_load(fmt::format("{} seed {}", r["policy"].value("name", "?"), r.value("seed", 0)), {&r}));
   return refuse_empty_runs(runs, dir);
+}
+
+// A report file as written (key order kept), for `--json` output of a resumed run.
+nlohmann::ordered_json read_report(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return nlohmann::ordered_json::parse(std::string(std::istreambuf_iterator<char>(in), {}));
 }
 
 // Refuses, before any output, a run estimated at more than an hour of wall time (the engine does
@@ -141,8 +152,13 @@ int run_run(const std::vector<std::string>& args) {
       "threads", po::value<std::string>(), "renamed --jobs")(
       "set", po::value<std::vector<std::string>>()->composing(),
       "patch the scenario before validation: PATH=VALUE, e.g. client.threads=64 (repeatable)")(
-      "out", po::value<std::string>()->default_value("results"), "reports go to OUT/<scenario>/")(
-      "force", po::bool_switch(), "overwrite the reports in an existing OUT/<scenario>/")(
+      "out,o", po::value<std::string>()->default_value("results"),
+      "reports go to OUT/<scenario>/ (OUT/<scenario>.2, .3, ... when it holds files; OUT/<scenario>.latest points to "
+      "the newest folder with a report)")(
+      "force", po::bool_switch(), "overwrite: write into OUT/<scenario>/ even when it holds files, replacing its reports")(
+      "resume", po::bool_switch(),
+      "keep the finished reports of an interrupted run of the same scenario and seeds (in the newest of "
+      "OUT/<scenario>, .2, ...) and run only the missing ones; the reports are those of an uninterrupted run")(
       "json", po::bool_switch(), "print JSON instead of text")(
       "hlog", po::bool_switch(),
       "also write each run's latency timeline as an HdrHistogram interval log, <policy>.hlog (ns; one line per "
@@ -152,7 +168,7 @@ int run_run(const std::vector<std::string>& args) {
   po::positional_options_description pos;
   pos.add("scenario", 1);
   po::variables_map vm;
-  if (!parse_options("run", "SCENARIO [--policy NAME ...] [--seed S] [--seeds K] [--set PATH=V ...] [--out DIR] [--force]",
+  if (!parse_options("run", "SCENARIO [--policy NAME ...] [--seed S] [--seeds K] [--set PATH=V ...] [--out DIR] [--force | --resume]",
                      args, opts, pos, vm))
     return 0;
   const std::atomic<bool>& interrupted = install_interrupt_handler();
@@ -169,16 +185,18 @@ int run_run(const std::vector<std::string>& args) {
   const std::vector<const PolicyEntry*> chosen = chosen_policies(sc, vm);
   if (!vm["yes"].as<bool>()) refuse_long_run(sc, chosen.size() * k);
 
-  std::string note;
-  const std::string dir =
-      choose_out_dir((fs::path(vm["out"].as<std::string>()) / sc.name).string(), vm["force"].as<bool>(), false, note,
-                     /*resumable=*/false);
-  if (!note.empty()) std::cerr << "lbsim run: " << note << "\n";
+  const bool force = vm["force"].as<bool>(), resume = vm["resume"].as<bool>();
+  if (force && resume)
+    throw ConfigError("--force, --resume", "give one of them: --force replaces the folder's reports, --resume keeps them");
+  const OutDir out = choose_out_dir((fs::path(vm["out"].as<std::string>()) / sc.name).string(), /*numbered=*/true, force,
+                                    resume, "run");
+  const std::string& dir = out.dir;
+  if (!out.note.empty()) std::cerr << "lbsim run: " << out.note << "\n";
   // --force replaces the folder's results: a stale report of an earlier (or interrupted) run
   // would otherwise sit beside the new ones and mix into `lbsim report`.
-  if (vm["force"].as<bool>()) remove_lbsim_documents(dir);
+  if (force) remove_lbsim_documents(dir);
   const bool hlog = vm["hlog"].as<bool>();
-  if (k > 1) return run_replicates(sc, chosen, seed, k, dir, threads, json, hlog, interrupted);
+  if (k > 1) return run_replicates(sc, chosen, seed, k, out, threads, json, hlog, resume, interrupted);
 
   // The model only for the policies that run (it costs O(ranges x RF) per policy).
   std::vector<std::string> chosen_names;
@@ -193,10 +211,28 @@ int run_run(const std::vector<std::string>& args) {
     return *model_storage;
   };
   const bool tty = isatty(fileno(stderr)) != 0 && !json;
-  std::vector<RunResult> results;
-  std::vector<PolicyLoad> loads;
+  std::vector<RunResult> results;       // the runs made now
+  std::vector<nlohmann::json> reports;  // every chosen policy's report, made now or kept (--resume)
+  std::size_t reused = 0;
+  bool marked = false;
+  auto mark = [&] {  // once a report is in the folder
+    if (!marked) mark_latest(out);
+    marked = true;
+  };
   nlohmann::ordered_json all = nlohmann::ordered_json::array();
   for (const PolicyEntry* e : chosen) {
+    const std::string path = (fs::path(dir) / (e->name + ".json")).string();
+    const std::string hlog_path = hlog ? (fs::path(dir) / (e->name + ".hlog")).string() : "";
+    if (resume) {
+      if (auto old = existing_report(path, RunJob{&sc, e, seed, path, hlog_path})) {
+        ++reused;
+        mark();
+        if (json) all.push_back(read_report(path));
+        else if (!quiet) fmt::print("== {} / {} (seed {}) ==\nkept from the earlier run: {}\n\n", sc.name, e->name, seed, path);
+        reports.push_back(std::move(*old));
+        continue;
+      }
+    }
     RunOptions ro;
     ro.cancel = &interrupted;
     if (tty) {
@@ -212,16 +248,23 @@ int run_run(const std::vector<std::string>& args) {
     try {
       r = run_simulation(sc, *e, seed, ro);
     } catch (const Cancelled&) {
-      std::cerr << fmt::format("\nlbsim run: interrupted; reports kept in {}; missing:", dir);
-      for (std::size_t i = results.size(); i < chosen.size(); ++i) std::cerr << " " << chosen[i]->name;
-      std::cerr << "\n";
+      // The same account as a batch's: which runs are missing, and the folder only when it holds them.
+      std::vector<RunJob> jobs;
+      BatchResult res;
+      for (const PolicyEntry* c : chosen) {
+        jobs.push_back({&sc, c, seed, (fs::path(dir) / (c->name + ".json")).string(), ""});
+        const bool finished = res.reports.size() < reports.size();  // reports follow the order of `chosen`
+        res.reports.push_back(finished ? std::optional<nlohmann::json>(reports[res.reports.size()]) : std::nullopt);
+        res.missing += finished ? 0 : 1;
+      }
+      std::cerr << "\n" << describe_missing("run", jobs, res, dir, [&](std::size_t i) { return jobs[i].policy->name; });
       return kInterruptedExit;
     }
     if (tty) fmt::print(stderr, "\r{:80}\r", "");
     const auto doc = report_json(r);
-    loads.push_back(policy_load(r.policy_name, std::vector<const nlohmann::ordered_json*>{&doc}));
-    if (hlog) write_file_atomic((fs::path(dir) / (e->name + ".hlog")).string(), hlog_document(r));
-    write_file_atomic((fs::path(dir) / (e->name + ".json")).string(), doc.dump(1) + "\n");
+    if (hlog) write_file_atomic(hlog_path, hlog_document(r));
+    write_file_atomic(path, doc.dump(1) + "\n");
+    mark();
     if (json) {
       all.push_back(doc);
     } else if (!quiet) {
@@ -233,21 +276,24 @@ int run_run(const std::vector<std::string>& args) {
       std::cout << "\n";
     }
     std::cout.flush();
+    reports.push_back(nlohmann::json::parse(doc.dump()));
     results.push_back(std::move(r));
   }
   // Verdict warnings (stderr, every output mode): latencies of policies whose throughputs differ
   // (failed operations, a closed loop's own loads, an open loop's backlog), or near saturation,
   // are not comparable.
+  std::vector<PolicyLoad> loads;
+  for (std::size_t i = 0; i < chosen.size(); ++i) loads.push_back(policy_load(chosen[i]->name, {&reports[i]}));
   for (const auto& w : comparability_warnings(loads)) fmt::print(stderr, "lbsim run: warning: {}\n", w);
-  for (std::size_t i = 0; i < results.size(); ++i) {
+  for (std::size_t i = 0; i < chosen.size(); ++i) {
     const auto idx = static_cast<std::size_t>(chosen[i] - sc.policies.data());
     const LoadModel& m = model_of().policies[idx].model;
-    const double tput = results[i].throughput();
+    const double tput = loads[i].throughput;
     if (m.modelled && m.saturation_ops_s > 0 && std::isfinite(m.saturation_ops_s) && tput > 0.9 * m.saturation_ops_s)
       fmt::print(stderr,
                  "lbsim run: warning: {} runs at {:.0f}% of the model's saturation bound ({:.0f} op/s): its latencies "
                  "are dominated by queueing and change steeply with load; {}\n",
-                 results[i].policy_name, 100 * tput / m.saturation_ops_s, m.saturation_ops_s,
+                 chosen[i]->name, 100 * tput / m.saturation_ops_s, m.saturation_ops_s,
                  sc.client.mode == LoadMode::Open
                      ? fmt::format("compare policies at a lower client.rate_ops_s (now {:.0f} op/s)", sc.client.rate)
                      : fmt::format("compare policies in an open loop well below the bound (client.rate_ops_s, e.g. "
@@ -256,10 +302,16 @@ int run_run(const std::vector<std::string>& args) {
   }
   if (json) {
     std::cout << all.dump(1) << "\n";
-  } else {
+  } else if (reused == 0) {
     fmt::print("Side by side: {} ({} ops measured per policy, seed {})\n", sc.name,
                grouped(static_cast<double>(results.empty() ? 0 : results[0].measured_ops())), seed);
     print_side_by_side(std::cout, results);
+    fmt::print("\nreports: {}/<policy>.json\n", dir);
+  } else {
+    // Reports kept from an earlier run have no in-memory result: the table `lbsim compare` makes of them all.
+    fmt::print("Side by side: {} (seed {}; {} of {} reports kept from the earlier run)\n", sc.name, seed, reused,
+               reports.size());
+    std::cout << render_comparison(compare_reports(reports, CompareOptions{}), CompareFormat::Text);
     fmt::print("\nreports: {}/<policy>.json\n", dir);
   }
   std::cout.flush();

@@ -1,4 +1,4 @@
-// `lbsim stress [--nodes N] [--out FILE] [--] CASSANDRA-STRESS ARGS...`: a cassandra-stress
+// `lbsim stress [--nodes N] [-o|--out FILE] [--] CASSANDRA-STRESS ARGS...`: a cassandra-stress
 // command line as a scenario (sim/config/stress.hpp), validated before it is printed or written.
 #include <iostream>
 
@@ -12,7 +12,7 @@ namespace lbsim::cli {
 namespace {
 
 constexpr const char* kUsage =
-    "usage: lbsim stress [--nodes N] [--out FILE] [--] write|read|mixed n=N|duration=T [cl=CL] [-rate threads=N|fixed=R/s] "
+    "usage: lbsim stress [--nodes N] [-o|--out FILE] [--] write|read|mixed n=N|duration=T [cl=CL] [-rate threads=N|fixed=R/s] "
     "[-pop seq=A..B|dist=uniform|gaussian|exp(A..B...)] [-node HOSTS] [-schema replication(...)] ...\n"
     "Translates a cassandra-stress command line into a scenario (printed, or written to FILE); the mapping table is in\n"
     "configs/README.md, \"From cassandra-stress\". What it defaults (replication, datacenter, racks, nodes) and the\n"
@@ -32,9 +32,9 @@ int run_stress(const std::vector<std::string>& args) {
     }
     if (!passthrough && a == "--") {
       passthrough = true;
-    } else if (!passthrough && (a == "--nodes" || a == "--out")) {
+    } else if (!passthrough && (a == "--nodes" || a == "--out" || a == "-o")) {
       if (i + 1 >= args.size()) throw ConfigError(a, "needs a value");
-      if (a == "--out") {
+      if (a != "--nodes") {
         out = args[++i];
       } else {
         try {

@@ -26,7 +26,9 @@ int run_sweep(const std::vector<std::string>& args) {
       "seeds", po::value<std::int64_t>()->default_value(1), "replicate seeds per point and policy")(
       "seed", po::value<std::int64_t>(), "first seed (default: the scenario's)")(
       "policy", po::value<std::vector<std::string>>(), "only these policies (repeatable)")(
-      "out", po::value<std::string>(), "output folder (default: results/<scenario>/sweep)")(
+      "out,o", po::value<std::string>(),
+      "the sweep's folder; lbsim writes only inside it, and refuses one that holds files unless --resume or --force "
+      "(default: results/<scenario>/sweep, numbered .2, .3, ... when it holds files, with sweep.latest beside)")(
       "shard", po::value<std::string>(), "I/N: run only the I-th of N deterministic slices of the grid")(
       "jobs,j", po::value<std::int64_t>()->default_value(std::max(1u, std::thread::hardware_concurrency())),
       "simulations run in parallel (the results do not depend on it); the load generator's threads are the "
@@ -34,12 +36,12 @@ int run_sweep(const std::vector<std::string>& args) {
       "threads", po::value<std::string>(), "renamed --jobs")(
       "quiet", po::bool_switch(), "print only the output file's path (no tables, no progress)")(
       "resume", po::bool_switch(), "keep finished runs found in the output folder, run only the missing ones")(
-      "force", po::bool_switch(), "write into an existing output folder, overwriting its reports")(
+      "force", po::bool_switch(), "overwrite: write into an output folder that holds files, replacing its reports")(
       "json", po::bool_switch(), "print the sweep document instead of tables");
   po::positional_options_description pos;
   pos.add("scenario", 1);
   po::variables_map vm;
-  if (!parse_options("sweep", "SCENARIO --set PATH=V1,V2,... [--seeds K] [--out DIR] [--shard I/N] [--resume]", args,
+  if (!parse_options("sweep", "SCENARIO --set PATH=V1,V2,... [--seeds K] [--out DIR] [--shard I/N] [--resume] [--force]", args,
                      opts, pos, vm))
     return 0;
   // From here on Ctrl-C / SIGTERM only sets a flag: nothing starts after it, nothing is half-written.
@@ -78,13 +80,17 @@ int run_sweep(const std::vector<std::string>& args) {
     for (const auto& p : base.policies) h.policies.push_back(p.name);
   }
 
-  std::string note;
-  const std::string requested = vm.count("out") ? vm["out"].as<std::string>() : "results/" + base.name + "/sweep";
+  refuse_threads_option("sweep", vm);
+  BatchOptions bo;
+  bo.threads = static_cast<unsigned>(int_option(vm, "jobs", 1, 4096));
   // Slices of one sweep share their folder (their files never overlap); a slice with --resume says
   // it resumes (a batch system's requeued or resubmitted task), not that it overwrites.
   const bool resume = vm["resume"].as<bool>();
-  const std::string dir = choose_out_dir(requested, vm["force"].as<bool>() || (shard.has_value() && !resume), resume, note);
-  if (!note.empty()) std::cerr << "lbsim sweep: " << note << "\n";
+  const bool named = vm.count("out") > 0;
+  const OutDir out_dir = choose_out_dir(named ? vm["out"].as<std::string>() : "results/" + base.name + "/sweep", !named,
+                                        vm["force"].as<bool>() || (shard.has_value() && !resume), resume, "sweep");
+  const std::string& dir = out_dir.dir;
+  if (!out_dir.note.empty()) std::cerr << "lbsim sweep: " << out_dir.note << "\n";
 
   std::vector<RunJob> jobs;
   std::vector<std::size_t> job_point;
@@ -97,16 +103,13 @@ int run_sweep(const std::vector<std::string>& args) {
         job_point.push_back(p.index);
       }
   }
-  BatchOptions bo;
-  refuse_threads_option("sweep", vm);
-  bo.threads = static_cast<unsigned>(int_option(vm, "jobs", 1, 4096));
   const bool quiet = vm["quiet"].as<bool>();
   bo.resume = resume;
   bo.cancel = &interrupted;
   std::size_t done = 0;
   const bool tty = isatty(fileno(stderr)) != 0 && !quiet;
   bo.on_done = [&](std::size_t, bool) {
-    ++done;
+    if (done++ == 0) mark_latest(out_dir);  // a report is in the folder now
     if (tty) fmt::print(stderr, "\rlbsim sweep: {}/{} runs", done, jobs.size());
   };
   const BatchResult res = run_batch(jobs, bo);
@@ -115,7 +118,6 @@ int run_sweep(const std::vector<std::string>& args) {
     std::cerr << describe_missing("sweep", jobs, res, dir, [&](std::size_t i) {
       return points[job_point[i]].id + " " + jobs[i].policy->name;
     });
-    std::cerr << "rerun with --resume to run only the missing ones\n";
     return kInterruptedExit;
   }
   PointReports reports;

@@ -32,6 +32,21 @@ bool parse_options(const std::string& command, const std::string& usage, const s
 // into a huge unsigned number), checked against [lo, hi]: a ConfigError naming the option otherwise.
 std::int64_t int_option(const po::variables_map& vm, const char* name, std::int64_t lo, std::int64_t hi);
 
+// An old spelling kept working: when `old_name` was given, prints "lbsim COMMAND: note: --OLD is
+// deprecated; use INSTEAD" on stderr and returns true. The options' convention is in `lbsim --help`.
+bool deprecated_option(const std::string& command, const po::variables_map& vm, const std::string& old_name,
+                       const std::string& instead);
+
+// The values of a repeatable string option ("set", "policy", ...): empty when not given.
+inline std::vector<std::string> strings_of(const po::variables_map& vm, const char* name) {
+  return vm.count(name) ? vm[name].as<std::vector<std::string>>() : std::vector<std::string>{};
+}
+
+// The help text of `--set PATH=VALUE` (run, analyze, ring, plan, replicas, import).
+inline constexpr const char* kSetHelp =
+    "patch the input before validation: PATH=VALUE, e.g. client.threads=64 (VALUE is JSON or a bare string; "
+    "PATH=null removes the key); repeatable";
+
 // `--threads` was the simulator's parallelism; it is `--jobs` now, because cassandra-stress's
 // `-rate threads=` is the scenario's client.threads. A ConfigError saying so when it is given.
 void refuse_threads_option(const std::string& command, const po::variables_map& vm);

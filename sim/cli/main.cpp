@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include <fmt/format.h>
+
 #include "sim/cli/command.hpp"
 #include "sim/core/error.hpp"
 
@@ -19,13 +21,32 @@ std::vector<Command>& registry() {
   return cmds;
 }
 
+// One convention for every command (also in docs/commands.md, "Options and exit codes").
+constexpr const char* kConventions =
+    "options, the same in every command that has them:\n"
+    "  -o, --out PATH   what the command writes: a folder for run and sweep, a file for import, stress,\n"
+    "                   merge and report (lbsim writes nothing outside it)\n"
+    "  --force          overwrite: run and sweep reuse an existing output folder (without it, run writes\n"
+    "                   a numbered folder beside the old one and sweep refuses)\n"
+    "  --resume         run, sweep: keep the finished reports found in the output folder, run the rest\n"
+    "  --set PATH=V     patch the scenario or topology file before validation (V is JSON or a bare\n"
+    "                   string; PATH=null removes the key); repeatable; client.threads replaces an open\n"
+    "                   loop, client.rate_ops_s a closed one\n"
+    "  --json           print JSON instead of text\n"
+    "  -j, --jobs N     simulations run in parallel (results do not depend on it)\n"
+    "  old spellings (report --output, report/compare --force for --mix-scenarios) still work, with a\n"
+    "  note on stderr\n\n"
+    "exit codes: 0 success; 1 output or system failure, or a run that completed no operation successfully\n"
+    "(its output and reports are kept); 2 bad input (the message names the file, the JSON path and the\n"
+    "allowed values; nothing is written); 130 interrupted by Ctrl-C or SIGTERM (finished reports are kept\n"
+    "and the missing runs listed; run and sweep --resume continue)\n";
+
 void print_help() {
   std::cout << "lbsim: a discrete-event simulator of Cassandra/ScyllaDB driver load-balancing policies\n\n"
                "usage: lbsim COMMAND [OPTIONS]   (lbsim COMMAND --help for a command's options)\n\n"
                "commands:\n";
   for (const auto& c : commands()) std::printf("  %-10s %s\n", c.name.c_str(), c.summary.c_str());
-  std::cout << "\nexit codes: 0 success; 1 output or system failure, or a run that completed no operation "
-               "successfully (its reports are kept); 2 bad input; 130 interrupted\n";
+  std::cout << "\n" << kConventions;
 }
 }  // namespace
 
@@ -65,10 +86,41 @@ bool parse_options(const std::string& command, const std::string& usage, const s
       return false;
     }
     po::notify(vm);
+  } catch (const po::unknown_option& e) {
+    // The valid options, so a misspelling is fixed at once (`lbsim COMMAND --help` has the details).
+    const std::string operand = positional.max_total_count() > 0 ? positional.name_for_position(0) : "";
+    std::string valid;
+    for (const auto& o : opts.options())
+      if (!o->long_name().empty() && o->long_name() != operand && !o->description().starts_with("renamed") &&
+          !o->description().starts_with("deprecated"))
+        valid += (valid.empty() ? "--" : ", --") + o->long_name();
+    throw ConfigError("", std::string(e.what()) + "; valid: " + valid + " (see lbsim " + command + " --help)");
+  } catch (const po::required_option& e) {
+    // A missing operand (SCENARIO, FILE, ...) is not an option the user could have spelt.
+    const std::string operand = positional.max_total_count() > 0 ? positional.name_for_position(0) : "";
+    if (!operand.empty() && e.get_option_name() == "--" + operand)
+      throw ConfigError("", "missing " + usage.substr(0, usage.find(' ')) + "; usage: lbsim " + command + " " + usage);
+    throw ConfigError("", std::string(e.what()) + " (see lbsim " + command + " --help)");
   } catch (const po::error& e) {
-    throw ConfigError("lbsim " + command, std::string(e.what()) + " (see lbsim " + command + " --help)");
+    // No "lbsim COMMAND" prefix: main adds it to every error.
+    throw ConfigError("", std::string(e.what()) + " (see lbsim " + command + " --help)");
   }
   return true;
+}
+
+bool deprecated_option(const std::string& command, const po::variables_map& vm, const std::string& old_name,
+                       const std::string& instead) {
+  const auto it = vm.find(old_name);
+  if (it == vm.end() || it->second.defaulted()) return false;
+  if (it->second.value().type() == typeid(bool) && !it->second.as<bool>()) return false;
+  fmt::print(stderr, "lbsim {}: note: --{} is deprecated; use {}\n", command, old_name, instead);
+  return true;
+}
+
+// A message that already starts with "lbsim COMMAND: " is printed without it: main adds the prefix.
+std::string without_prefix(const std::string& message, const std::string& command) {
+  const std::string prefix = "lbsim " + command + ": ";
+  return message.starts_with(prefix) ? message.substr(prefix.size()) : message;
 }
 
 }  // namespace lbsim::cli
@@ -89,10 +141,10 @@ int main(int argc, char** argv) {
     try {
       return c.run(std::vector<std::string>(args.begin() + 1, args.end()));
     } catch (const ConfigError& e) {
-      std::cerr << "lbsim " << args[0] << ": error: " << e.what() << "\n";
+      std::cerr << "lbsim " << args[0] << ": error: " << cli::without_prefix(e.what(), args[0]) << "\n";
       return 2;
     } catch (const IoError& e) {
-      std::cerr << "lbsim " << args[0] << ": error: " << e.what() << "\n";
+      std::cerr << "lbsim " << args[0] << ": error: " << cli::without_prefix(e.what(), args[0]) << "\n";
       return 1;
     } catch (const std::exception& e) {
       std::cerr << "lbsim " << args[0] << ": internal error: " << e.what() << "\n";

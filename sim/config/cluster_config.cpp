@@ -18,6 +18,24 @@ namespace {
 // Cap on ring size so an impossible topology fails fast with an estimate instead of exhausting
 // memory: every ring token costs about 4 bytes per replica per order plus 12 bytes.
 constexpr std::int64_t kMaxRingTokens = 50'000'000;
+
+// The same placement: strategy, RFs (NetworkTopologyStrategy: whatever the order of the DCs) and
+// tablet options.
+bool same_replication(const Replication& a, const Replication& b) {
+  if (a.kind != b.kind || a.tablets.has_value() != b.tablets.has_value()) return false;
+  if (a.kind == StrategyKind::Simple) return a.simple_rf == b.simple_rf;
+  auto sorted = [](std::vector<std::pair<std::string, int>> v) {
+    std::sort(v.begin(), v.end());
+    return v;
+  };
+  if (sorted(a.dc_rf) != sorted(b.dc_rf)) return false;
+  if (!a.tablets) return true;
+  const TabletOptions &x = *a.tablets, &y = *b.tablets;
+  return x.initial == y.initial && x.min_tablet_count == y.min_tablet_count &&
+         x.min_per_shard_tablet_count == y.min_per_shard_tablet_count &&
+         x.initial_scale_factor == y.initial_scale_factor && x.tablets_per_shard_goal == y.tablets_per_shard_goal;
+}
+
 }  // namespace
 
 const std::vector<std::string>& cluster_topology_keys() {
@@ -78,9 +96,16 @@ ClusterTopologySpec parse_cluster_topology(const Json& cluster, const std::strin
   Object o(cluster, cluster_path, allowed);
   ClusterTopologySpec spec;
 
-  const int ways = int{o.has("datacenters")} + int{o.has("nodes")} + int{o.has("topology_file")};
-  if (ways != 1)
-    jsonin::fail(cluster_path, "give exactly one of \"datacenters\", \"nodes\" or \"topology_file\"");
+  std::vector<std::string> ways;
+  for (const char* k : {"datacenters", "nodes", "topology_file"})
+    if (o.has(k)) ways.push_back(k);
+  if (ways.size() != 1)
+    jsonin::fail(cluster_path,
+                 ways.empty() ? std::string("give exactly one of \"datacenters\", \"nodes\" or \"topology_file\"")
+                              : fmt::format("give exactly one of \"datacenters\", \"nodes\" or \"topology_file\"; "
+                                            "this one has {}: remove all but one (on the command line: --set "
+                                            "{}.{}=null)",
+                                            jsonin::join(ways), cluster_path.substr(1), ways.front()));
   const auto num_tokens = static_cast<std::size_t>(o.integer("num_tokens", 1, 65536, 256));
   enum class Alloc { Random, Even };
   const Alloc alloc = o.choice<Alloc>("token_allocation", {{"random", Alloc::Random}, {"even", Alloc::Even}}, Alloc::Random);
@@ -88,6 +113,7 @@ ClusterTopologySpec parse_cluster_topology(const Json& cluster, const std::strin
 
   std::vector<NodeSpec> nodes;
   std::optional<Replication> file_replication;
+  std::string topology_file;  // as the scenario names it
   std::string nodes_path = o.path_of("nodes");
   if (const Json* dcs = o.find("datacenters")) {
     const std::string dp = o.path_of("datacenters");
@@ -108,9 +134,16 @@ ClusterTopologySpec parse_cluster_topology(const Json& cluster, const std::strin
   } else {
     const std::string rel = o.str("topology_file");
     const std::string file = (std::filesystem::path(scenario_dir) / rel).string();
+    std::error_code ec;
+    if (!std::filesystem::exists(file, ec))
+      jsonin::fail(o.path_of("topology_file"),
+                   fmt::format("no such file '{}' (a topology file is found relative to the scenario's folder, "
+                               "'{}')",
+                               file, scenario_dir.empty() ? "." : scenario_dir));
     TopologyFile tf = load_topology_file(file);
     nodes = std::move(tf.topology.nodes);
     file_replication = tf.replication;
+    topology_file = rel;
     if (tf.sharding && !spec.sharding) spec.sharding = tf.sharding;
     nodes_path = o.path_of("topology_file");
   }
@@ -163,6 +196,15 @@ ClusterTopologySpec parse_cluster_topology(const Json& cluster, const std::strin
 
   if (!keyspace.is_null()) {
     spec.replication = parse_keyspace(keyspace, keyspace_path, spec.topology, spec.warnings);
+    // Both give a keyspace: the scenario's wins (a sweep over keyspace.rf on an imported ring
+    // needs that), and a different one is said on stderr and in every report's warnings. Only the
+    // names as written appear, so the reports do not depend on the folder lbsim runs from.
+    if (file_replication && !same_replication(*file_replication, spec.replication))
+      spec.warnings.push_back(fmt::format(
+          "{} ({}) differs from {}:/keyspace ({}), the keyspace of the topology file that {} names: the run uses "
+          "{}; remove it to use the file's (--set {}=null)",
+          keyspace_path, spec.replication.describe(), topology_file, file_replication->describe(),
+          o.path_of("topology_file"), keyspace_path, keyspace_path.substr(1)));
   } else if (file_replication) {
     spec.replication = *file_replication;
   } else {

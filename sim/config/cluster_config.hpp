@@ -10,6 +10,11 @@
 // "tokens", never Long.MIN_VALUE) | "even" (evenly spaced, interleaved over nodes) for nodes that
 // have no explicit tokens, and optional "sharding": {"nr_shards", "msb_ignore"}.
 // The caller's own keys of the same object (node model parameters) are passed as `extra_keys`.
+//
+// The keyspace is `keyspace` (the scenario's), or the topology file's when the scenario has none.
+// When both are given and place replicas differently, the scenario's wins and a warning naming both
+// (the scenario's JSON path, the topology file as the scenario names it and its /keyspace) goes to
+// `warnings` (stderr and every report's warnings[]).
 #pragma once
 #include <optional>
 #include <string>

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <fstream>
 #include <map>
 #include <set>
 #include <sstream>
@@ -200,6 +201,43 @@ jsonin::Json topology_file_json(const ImportedRing& ring, const Replication& rep
     j["keyspace"] = {{"class", "NetworkTopologyStrategy"}, {"rf", rf}};
   }
   return j;
+}
+
+std::optional<ImportFormat> sniff_ring_text(const std::string& text) {
+  const std::size_t first = text.find_first_not_of(" \t\r\n");
+  if (first == std::string::npos || text[first] == '{' || text[first] == '[') return std::nullopt;  // (bad) JSON
+  const bool ring_header = text.find("Datacenter:") != std::string::npos || text.find("\nAddress ") != std::string::npos ||
+                           text.compare(first, 8, "Address ") == 0;
+  for (const ImportFormat f : {ImportFormat::Describering, ImportFormat::NodetoolRing, ImportFormat::Csv}) {
+    if (f == ImportFormat::NodetoolRing && !ring_header) continue;
+    try {
+      (void)parse_ring_text(text, f, "");
+      return f;
+    } catch (const ConfigError&) {
+    }
+  }
+  return std::nullopt;
+}
+
+jsonin::Json load_json_or_import_hint(const std::string& file) {
+  try {
+    return jsonin::load_file(file);
+  } catch (const ConfigError& e) {
+    if (!e.message().starts_with("not valid JSON")) throw;
+    std::ifstream in(file, std::ios::binary);
+    const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    const auto f = sniff_ring_text(text);
+    if (!f) throw;
+    const char* what = *f == ImportFormat::NodetoolRing   ? "`nodetool ring` output"
+                       : *f == ImportFormat::Describering ? "`nodetool describering` output"
+                                                          : "a ring CSV (address,dc,rack,tokens)";
+    const char* option = *f == ImportFormat::NodetoolRing ? "--ring" : *f == ImportFormat::Describering ? "--describering" : "--csv";
+    throw ConfigError(e.path(), fmt::format("not JSON: it reads as {}; lbsim takes it through `lbsim import`: lbsim "
+                                            "import {} {} --rf DC=RF,... --out topo.json (a topology file for ring, "
+                                            "replicas, plan), or add --scenario BASE.json and --out my.json for a "
+                                            "runnable scenario",
+                                            what, option, file));
+  }
 }
 
 }  // namespace lbsim

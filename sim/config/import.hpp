@@ -16,6 +16,7 @@
 //   prints no rack).
 // Hand-written: no library parses nodetool output.
 #pragma once
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -43,5 +44,13 @@ Replication parse_rf_option(const std::string& text);
 
 // The topology file document.
 jsonin::Json topology_file_json(const ImportedRing& ring, const Replication& repl, const std::string& generator);
+
+// The format `text` reads as, when it is not a JSON document but `lbsim import` can read it (a
+// nodetool ring with its "Datacenter:" or "Address" header, describering output, a ring CSV).
+std::optional<ImportFormat> sniff_ring_text(const std::string& text);
+
+// jsonin::load_file, except that a file `lbsim import` could read instead (sniff_ring_text) fails
+// with the import command to run: what `lbsim ring ring.txt` on nodetool output needs to hear.
+jsonin::Json load_json_or_import_hint(const std::string& file);
 
 }  // namespace lbsim

@@ -3,17 +3,19 @@
 #include <filesystem>
 
 #include "sim/config/cluster_config.hpp"
+#include "sim/config/import.hpp"
 #include "sim/config/scenario.hpp"
 #include "sim/config/scenario_parts.hpp"
 
 
 namespace lbsim {
 
-RingInput load_ring_input(const std::string& file) {
-  const jsonin::Json doc = jsonin::load_file(file);
+RingInput load_ring_input(const std::string& file, const std::vector<std::string>& sets) {
+  jsonin::Json doc = load_json_or_import_hint(file);
+  if (!doc.is_object()) throw ConfigError(file, "must be a JSON object (a topology file or a scenario)");
+  for (const auto& s : sets) apply_set(doc, s);
   RingInput in;
   try {
-    if (!doc.is_object()) jsonin::fail("", "must be a JSON object (a topology file or a scenario)");
     if (doc.contains("cluster")) {
       in.scenario = true;
       // Only the topology and keyspace of a scenario matter here; the scenario parser checks the rest.
@@ -31,7 +33,7 @@ RingInput load_ring_input(const std::string& file) {
       if (spec.replication.tablets) {
         // The tablet map depends on the node model (shards) and the joining nodes: build the whole
         // scenario, so the map is the one `lbsim run` uses.
-        const Scenario sc = load_scenario(file);
+        const Scenario sc = load_scenario(file, sets);
         in.tablets = std::make_unique<TokenRing>(*sc.tablets);
         in.shards = sc.nodes.shards;
       }
@@ -52,6 +54,7 @@ RingInput load_ring_input(const std::string& file) {
       in.ring = std::make_unique<TokenRing>(std::move(tf.topology), std::move(tf.replication));
     }
   } catch (const ConfigError& e) {
+    if (!sets.empty() && !e.path().empty() && e.path()[0] == '/') throw blame_set(e, sets, file);
     throw e.in_file(file);
   }
   for (const auto& w : in.ring->warnings()) in.warnings.push_back(w);

@@ -1,5 +1,6 @@
 // What `lbsim ring`, `lbsim replicas` and `lbsim plan` read: a topology file (the oracle's format)
-// or a scenario, told apart by their top-level keys ("nodes" vs "cluster").
+// or a scenario, told apart by their top-level keys ("nodes" vs "cluster"). A file that is not JSON
+// but `lbsim import` could read (nodetool output) fails with the import command to run.
 #pragma once
 #include <memory>
 #include <optional>
@@ -24,6 +25,7 @@ struct RingInput {
   bool scenario = false;
 };
 
-RingInput load_ring_input(const std::string& file);
+// `sets` ("PATH=VALUE", as `--set`; see apply_set) patch the document before it is read.
+RingInput load_ring_input(const std::string& file, const std::vector<std::string>& sets = {});
 
 }  // namespace lbsim

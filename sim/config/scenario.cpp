@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "policies/registry.hpp"
+#include "sim/config/import.hpp"
 #include "sim/config/scenario_parts.hpp"
 
 namespace lbsim {
@@ -194,7 +195,8 @@ Scenario scenario_from_json(Json doc, const std::string& file, const std::string
   sc.faults = parse_faults(o.find("faults"), "/faults", topo);
   if (const Json* r = o.find("report")) {
     Object ro(*r, "/report", {"timeline_interval_s"});
-    sc.report.timeline_interval = from_ms(ro.number("timeline_interval_s", 1e-3, 1e6, 1.0) * 1e3);
+    if (ro.has("timeline_interval_s"))
+      sc.report.timeline_interval = from_ms(ro.number("timeline_interval_s", 1e-3, 1e6, 1.0) * 1e3);
   }
 
   // Cross-section checks.
@@ -278,12 +280,34 @@ void apply_set(Json& doc, const std::string& assignment) {
   } catch (const Json::exception&) {  // parse_error, or out_of_range for a number like 1e400
     value = text;  // a bare string
   }
+  // PATH=null removes the key (or array element): `--set cluster.datacenters=null` before
+  // `--set cluster.topology_file=...`, since a cluster names its nodes in exactly one way.
+  const bool remove = value.is_null();
   Json* cur = &doc;
   std::string where;
   for (std::size_t i = 0; i < parts.size(); ++i) {
     const std::string& k = parts[i];
     if (k.empty()) throw ConfigError("--set " + assignment, "empty path component");
     const bool last = i + 1 == parts.size();
+    if (remove && last) {
+      const std::string at = where.empty() ? "/" : where;
+      if (cur->is_object()) {
+        if (!cur->contains(k)) {
+          std::vector<std::string> keys;
+          for (const auto& [name, v] : cur->items()) keys.push_back(name);
+          throw ConfigError("--set " + assignment, fmt::format("{} has no key '{}' to remove; keys: {}", at, k,
+                                                               keys.empty() ? "(none)" : jsonin::join(keys)));
+        }
+        cur->erase(k);
+        return;
+      }
+      std::size_t idx = 0;
+      const auto [p, ec] = std::from_chars(k.data(), k.data() + k.size(), idx);
+      if (!cur->is_array() || ec != std::errc() || p != k.data() + k.size() || idx >= cur->size())
+        throw ConfigError("--set " + assignment, fmt::format("{} has no element '{}' to remove", at, k));
+      cur->erase(idx);
+      return;
+    }
     if (cur->is_array()) {
       std::size_t idx = 0;
       const auto [p, ec] = std::from_chars(k.data(), k.data() + k.size(), idx);
@@ -294,7 +318,10 @@ void apply_set(Json& doc, const std::string& assignment) {
     } else if (cur->is_object()) {
       // A missing intermediate object is created (`client.rate_ops_s=...` when the scenario has
       // no "client"); a misspelt key then fails validation, which blames this --set.
-      if (!last && !cur->contains(k)) (*cur)[k] = Json::object();
+      if (!last && !cur->contains(k)) {
+        if (remove) throw ConfigError("--set " + assignment, fmt::format("{} has no key '{}'", where.empty() ? "/" : where, k));
+        (*cur)[k] = Json::object();
+      }
       cur = &(*cur)[k];
     } else {
       throw ConfigError("--set " + assignment, fmt::format("{} is {}, not an object or array", where.empty() ? "/" : where,
@@ -305,6 +332,7 @@ void apply_set(Json& doc, const std::string& assignment) {
   *cur = value;
 }
 
+namespace {
 // The JSON pointer an assignment "a.b.0=V" or "/a/b/0=V" writes ("/a/b/0").
 std::string set_pointer(const std::string& assignment) {
   const std::string path = assignment.substr(0, assignment.find('='));
@@ -314,12 +342,31 @@ std::string set_pointer(const std::string& assignment) {
     if (c == '.') c = '/';
   return out;
 }
+}  // namespace
+
+ConfigError blame_set(const ConfigError& e, const std::vector<std::string>& sets, const std::string& file) {
+  if (e.path().empty() || e.path()[0] != '/') return e;  // already names a file
+  // An error inside what a --set wrote is the --set's, not the file's (the last such --set).
+  const std::string message = std::string(e.what()).substr(e.path().size() + 2);
+  for (auto it = sets.rbegin(); it != sets.rend(); ++it) {
+    const std::string ptr = set_pointer(*it);
+    const bool inside = e.path() == ptr || e.path().rfind(ptr + "/", 0) == 0 || ptr.rfind(e.path() + "/", 0) == 0;
+    if (!inside) continue;
+    std::string hint;
+    const std::string value = it->substr(it->find('=') + 1);
+    if (value.find(',') != std::string::npos && !value.empty() && value[0] != '[' && value[0] != '{' && value[0] != '"')
+      hint = fmt::format(" (a list of values is a sweep: lbsim sweep {} --set {})", file, *it);
+    return ConfigError("--set " + *it, e.path() + ": " + message + hint);
+  }
+  return ConfigError(file + ":" + e.path(), message);
+}
 
 void apply_sets(Json& doc, const std::vector<std::string>& sets) {
   for (const auto& s : sets) apply_set(doc, s);
   // A --set of one loop's key replaces the other loop of the scenario (scenario.hpp).
-  std::set<std::string> written;
-  for (const auto& s : sets) written.insert(set_pointer(s));
+  std::set<std::string> written;  // keys given a value (PATH=null removes one: it picks no loop)
+  for (const auto& s : sets)
+    if (s.substr(s.find('=') + 1) != "null") written.insert(set_pointer(s));
   const bool threads = written.count("/client/threads") > 0, rate = written.count("/client/rate_ops_s") > 0;
   if (threads == rate || !doc.contains("client") || !doc["client"].is_object()) return;
   Json& client = doc["client"];
@@ -330,27 +377,21 @@ void apply_sets(Json& doc, const std::vector<std::string>& sets) {
 }
 
 Scenario load_scenario(const std::string& file, const std::vector<std::string>& sets) {
-  Json doc = jsonin::load_file(file);
+  Json doc = load_json_or_import_hint(file);
   if (!doc.is_object()) throw ConfigError(file, std::string("expected a JSON object, got ") + jsonin::type_name(doc));
+  if (doc.contains("nodes") && !doc.contains("cluster"))
+    throw ConfigError(file, "this is a topology file (a ring: \"nodes\" and \"keyspace\"), not a scenario; "
+                            "`lbsim ring`, `replicas` and `plan` read it as it is; to run policies on it, write a "
+                            "scenario around it: lbsim import --topology " + file +
+                            " --scenario BASE.json --out my.json (BASE.json gives the workload and policies, e.g. "
+                            "configs/first-answer.json), or name it in a scenario's \"cluster\": "
+                            "{\"topology_file\": ...}");
   apply_sets(doc, sets);
   const std::string dir = std::filesystem::path(file).parent_path().string();
   try {
     return scenario_from_json(std::move(doc), file, dir.empty() ? "." : dir);
   } catch (const ConfigError& e) {
-    if (e.path().empty() || e.path()[0] != '/') throw;  // already names a file
-    // An error inside what a --set wrote is the --set's, not the file's (the last such --set).
-    const std::string message = std::string(e.what()).substr(e.path().size() + 2);
-    for (auto it = sets.rbegin(); it != sets.rend(); ++it) {
-      const std::string ptr = set_pointer(*it);
-      const bool inside = e.path() == ptr || e.path().rfind(ptr + "/", 0) == 0 || ptr.rfind(e.path() + "/", 0) == 0;
-      if (!inside) continue;
-      std::string hint;
-      const std::string value = it->substr(it->find('=') + 1);
-      if (value.find(',') != std::string::npos && !value.empty() && value[0] != '[' && value[0] != '{' && value[0] != '"')
-        hint = fmt::format(" (a list of values is a sweep: lbsim sweep {} --set {})", file, *it);
-      throw ConfigError("--set " + *it, e.path() + ": " + message + hint);
-    }
-    throw ConfigError(file + ":" + e.path(), std::string(e.what()).substr(e.path().size() + 2));
+    throw blame_set(e, sets, file);
   }
 }
 

@@ -65,7 +65,7 @@ Simulation::Impl::Impl(const Scenario& sc, const PolicyEntry& entry, std::unique
     if (sc.policies[i].name == entry.name) result_.policy_index = static_cast<std::int64_t>(i);
   result_.policy_spec = nlohmann::ordered_json::parse(entry.spec.dump());
   result_.seed = seed;
-  result_.timeline = Timeline(sc.report.timeline_interval);
+  result_.timeline = sc.report.timeline_interval > 0 ? Timeline(sc.report.timeline_interval) : Timeline::automatic();
   result_.warnings = sc.warnings;
   result_.client.open_loop = sc.client.mode == LoadMode::Open || (sc.workload.trace && sc.workload.trace_open_loop);
   if (result_.client.open_loop) result_.client.rate_ops_s = sc.client.mode == LoadMode::Open ? sc.client.rate : 0;
@@ -420,6 +420,45 @@ RunResult Simulation::Impl::run(const RunOptions& options) {
   return r;
 }
 
+namespace {
+
+// The scenario's faults and topology changes that happened by `end`, in time order (a down fault
+// with a duration is a down and an up; slow and pause faults have an end).
+std::vector<ScenarioEvent> scenario_events(const Scenario& sc, const Topology& topo, SimTime end) {
+  std::vector<ScenarioEvent> out;
+  auto add = [&](SimTime at, const char* kind, std::vector<std::string> nodes, double factor = 0) {
+    if (at <= end) out.push_back({at, kind, std::move(nodes), factor});
+  };
+  for (const FaultEvent& f : sc.faults.events) {
+    const std::string id = topo.nodes[f.node].id;
+    switch (f.kind) {
+      case FaultKind::Down:
+        add(f.at, "down", {id});
+        if (f.duration > 0) add(f.at + f.duration, "up", {id});
+        break;
+      case FaultKind::Up: add(f.at, "up", {id}); break;
+      case FaultKind::Slow:
+        add(f.at, "slow", {id}, f.factor);
+        add(f.at + f.duration, "slow_end", {id});
+        break;
+      case FaultKind::Pause:
+        add(f.at, "pause", {id});
+        add(f.at + f.duration, "pause_end", {id});
+        break;
+    }
+  }
+  for (const ChangeEvent& c : sc.changes.events) {
+    std::vector<std::string> ids;
+    for (NodeId n : c.nodes) ids.push_back(topo.nodes[n].id);
+    add(c.at, c.kind == ChangeKind::AddNode ? "add_node" : c.kind == ChangeKind::Decommission ? "decommission" : "remove_node",
+        std::move(ids));
+  }
+  std::stable_sort(out.begin(), out.end(), [](const ScenarioEvent& a, const ScenarioEvent& b) { return a.at < b.at; });
+  return out;
+}
+
+}  // namespace
+
 RunResult Simulation::Impl::collect() {
   RunResult& r = result_;
   r.issued = issued_;
@@ -428,6 +467,8 @@ RunResult Simulation::Impl::collect() {
   r.warmup_ops = warmup_done_;
   r.window_start = window_start_;
   r.window = window_end_ - window_start_;
+  r.timeline.finish(r.window);
+  r.events = scenario_events(sc_, topo_, r.end);
   const double window = static_cast<double>(std::max<SimTime>(r.window, 1));
   for (NodeId n = 0; n < n_; ++n) {
     const NodeCounters& a = snap_start_[n].counters;

@@ -18,7 +18,9 @@ SimTime LatencyHistogram::bucket_width(std::size_t index) {
 }
 
 void LatencyHistogram::merge(const LatencyHistogram& other) {
-  for (std::size_t i = 0; i < kBuckets; ++i) counts_[i] += other.counts_[i];
+  for (std::size_t i = other.lo_; i <= other.hi_ && i < kBuckets; ++i) counts_[i] += other.counts_[i];
+  lo_ = std::min(lo_, other.lo_);
+  hi_ = std::max(hi_, other.hi_);
   if (other.count_) {
     min_ = std::min(min_, other.min_);
     max_ = std::max(max_, other.max_);
@@ -29,7 +31,9 @@ void LatencyHistogram::merge(const LatencyHistogram& other) {
 }
 
 void LatencyHistogram::clear() {
-  std::fill(counts_.begin(), counts_.end(), 0);
+  if (lo_ <= hi_) std::fill(counts_.begin() + static_cast<std::ptrdiff_t>(lo_), counts_.begin() + static_cast<std::ptrdiff_t>(hi_) + 1, 0);
+  lo_ = kBuckets;
+  hi_ = 0;
   count_ = clamped_ = 0;
   sum_ = 0;
   min_ = kMaxValue;
@@ -47,7 +51,7 @@ SimTime LatencyHistogram::percentile(double p) const {
   auto rank = static_cast<std::uint64_t>(std::ceil(p / 100.0 * static_cast<double>(count_)));
   rank = std::clamp<std::uint64_t>(rank, 1, count_);
   std::uint64_t seen = 0;
-  for (std::size_t i = 0; i < kBuckets; ++i) {
+  for (std::size_t i = lo_; i <= hi_; ++i) {
     seen += counts_[i];
     if (seen >= rank) {
       const SimTime mid = bucket_low(i) + bucket_width(i) / 2;
@@ -61,8 +65,10 @@ LatencyHistogram LatencyHistogram::from_buckets(const std::vector<std::pair<std:
                                                 SimTime min, SimTime max, double sum) {
   LatencyHistogram h;
   for (const auto& [i, c] : buckets) {
-    if (i >= kBuckets) continue;
+    if (i >= kBuckets || c == 0) continue;
     h.counts_[i] += c;
+    h.lo_ = std::min(h.lo_, i);
+    h.hi_ = std::max(h.hi_, i);
     h.count_ += c;
   }
   if (h.count_) {

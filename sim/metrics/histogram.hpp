@@ -6,8 +6,8 @@
 //   value recorded in the bucket. Range: 0 to 1 hour; larger values are clamped to 1 hour and
 //   counted in `clamped()`. Negative values are recorded as 0.
 // - Fixed memory (4,562 counters, 36 KiB) whatever the number of values: no per-value storage.
-// - merge() adds another histogram bucket by bucket; merging is exact, associative and
-//   commutative, so per-seed histograms can be combined later.
+// - merge() adds another histogram bucket by bucket (over the span of its non-zero buckets);
+//   merging is exact, associative and commutative, so per-seed histograms can be combined later.
 // - count, min, max and the sum (for the mean) are exact.
 #pragma once
 #include <cstdint>
@@ -32,7 +32,10 @@ class LatencyHistogram {
       v = kMaxValue;
       ++clamped_;
     }
-    ++counts_[index_of(v)];
+    const std::size_t i = index_of(v);
+    ++counts_[i];
+    if (i < lo_) lo_ = i;
+    if (i > hi_) hi_ = i;
     ++count_;
     sum_ += static_cast<u128>(v);
     if (v < min_) min_ = v;
@@ -66,6 +69,9 @@ class LatencyHistogram {
 
  private:
   std::vector<std::uint64_t> counts_;
+  // Every non-zero bucket lies in [lo_, hi_] (empty: lo_ > hi_): merge and clear touch only that
+  // span, so coarsening a timeline costs the latency range, not the 4,562 buckets.
+  std::size_t lo_ = kBuckets, hi_ = 0;
   std::uint64_t count_ = 0;
   std::uint64_t clamped_ = 0;
   u128 sum_ = 0;

@@ -48,4 +48,40 @@ std::vector<std::string> run_dcs(const RunResult& r) {
   return out;
 }
 
+DcLoad dc_load(const RunResult& r, const std::string& dc) {
+  DcLoad out;
+  for (const auto& n : r.nodes)
+    if (n.dc == dc) {
+      out.coordinator += n.coordinator_ops;
+      out.replica += n.replica_reads + n.replica_writes;
+    }
+  return out;
+}
+
+HeadlineImbalance headline_imbalance(const RunResult& r) {
+  HeadlineImbalance out;
+  const auto dcs = run_dcs(r);
+  std::uint64_t busiest = 0;
+  for (const auto& dc : dcs) busiest = std::max(busiest, dc_load(r, dc).coordinator);
+  if (busiest == 0) return out;
+  bool first = true;
+  for (const auto& dc : dcs) {
+    if (dc_load(r, dc).coordinator * 10 < busiest) continue;
+    out.dcs.push_back(dc);
+    const RunImbalance i = run_imbalance(r, &dc);
+    if (first || i.coordinator.max_over_mean > out.coordinator.max_over_mean) out.coordinator = i.coordinator;
+    if (first || i.replica.max_over_mean > out.replica.max_over_mean) out.replica = i.replica;
+    first = false;
+  }
+  return out;
+}
+
+std::string headline_scope(const std::vector<std::string>& dcs) {
+  if (dcs.empty()) return "none";
+  if (dcs.size() == 1) return dcs.front();
+  std::string s = "max of ";
+  for (std::size_t i = 0; i < dcs.size(); ++i) s += (i ? ", " : "") + dcs[i];
+  return s;
+}
+
 }  // namespace lbsim

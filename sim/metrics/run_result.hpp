@@ -115,6 +115,17 @@ struct TabletResult {
   std::vector<std::uint32_t> node_replicas;  // tablet replicas per node at the end of the run
 };
 
+// A scenario event on the time axis: a fault or a topology change, at its scenario time (what the
+// scenario's "at_s" says, not relative to the measurement window).
+struct ScenarioEvent {
+  SimTime at = 0;
+  // down, up (a down node back: a restart), slow, slow_end, pause, pause_end, add_node,
+  // decommission, remove_node
+  std::string kind;
+  std::vector<std::string> nodes;  // node ids
+  double factor = 0;               // slow: the service-time multiplier
+};
+
 struct EngineResult {
   std::uint64_t events = 0;
   double wall_s = 0;
@@ -146,6 +157,7 @@ struct RunResult {
   std::uint64_t coordinator_total = 0;  // sum of nodes[].coordinator_ops
   ClientResult client;
   Timeline timeline;
+  std::vector<ScenarioEvent> events;  // in time order; those at or before `end`
   std::optional<TabletResult> tablets;
   EngineResult engine;
   std::vector<std::string> warnings;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "sim/metrics/imbalance.hpp"
 #include "sim/metrics/replicates.hpp"
 
 namespace lbsim {
@@ -55,6 +56,45 @@ nlohmann::ordered_json aggregate_metrics(const std::vector<nlohmann::json>& repo
   return out;
 }
 
+std::string imbalance_scope(const std::vector<const nlohmann::json*>& reports) {
+  bool several = false;
+  std::vector<std::string> seen;
+  for (const nlohmann::json* r : reports) {
+    const nlohmann::json::json_pointer by_dc("/imbalance_by_dc"), dcs("/imbalance/dcs");
+    several = several || (r->contains(by_dc) && (*r)[by_dc].is_object() && (*r)[by_dc].size() > 1);
+    // Reports without "dcs" predate the headline: their "imbalance" is over all nodes.
+    std::string s = "all nodes";
+    if (r->contains(dcs) && (*r)[dcs].is_array()) {
+      std::vector<std::string> names;
+      for (const auto& d : (*r)[dcs]) names.push_back(d.is_string() ? d.get<std::string>() : d.dump());
+      s = headline_scope(names);
+    }
+    if (std::find(seen.begin(), seen.end(), s) == seen.end()) seen.push_back(s);
+  }
+  std::string out;
+  for (const auto& s : seen) out += (out.empty() ? "" : " / ") + s;
+  return several ? out : "";
+}
+
+std::string imbalance_label_suffix(const std::vector<std::string>& scopes) {
+  std::vector<std::string> seen;
+  for (const auto& s : scopes)
+    if (!s.empty() && std::find(seen.begin(), seen.end(), s) == seen.end()) seen.push_back(s);
+  if (seen.empty()) return "";
+  return seen.size() == 1 ? " (" + seen.front() + ")" : " (coordinating DCs)";
+}
+
+std::vector<std::string> sweep_imbalance_scopes(const nlohmann::json& sweep) {
+  std::vector<std::string> out;
+  if (!sweep.contains("points") || !sweep["points"].is_array()) return out;
+  for (const auto& pt : sweep["points"])
+    if (pt.is_object() && pt.contains("policies") && pt["policies"].is_object())
+      for (const auto& pol : pt["policies"])
+        if (pol.is_object() && pol.contains("imbalance_scope") && pol["imbalance_scope"].is_string())
+          out.push_back(pol["imbalance_scope"].get<std::string>());
+  return out;
+}
+
 nlohmann::ordered_json aggregate_document(const std::vector<nlohmann::json>& reports) {
   nlohmann::ordered_json j;
   j["schema"] = kAggregateSchema;
@@ -67,6 +107,9 @@ nlohmann::ordered_json aggregate_document(const std::vector<nlohmann::json>& rep
   std::sort(seeds.begin(), seeds.end());
   j["seeds"] = seeds;
   j["metrics"] = aggregate_metrics(reports);
+  std::vector<const nlohmann::json*> ptrs;
+  for (const auto& r : reports) ptrs.push_back(&r);
+  if (const std::string s = imbalance_scope(ptrs); !s.empty()) j["imbalance_scope"] = s;
   return j;
 }
 

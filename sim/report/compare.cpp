@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "sim/core/json_reader.hpp"
+#include "sim/report/aggregate.hpp"
 #include "sim/report/report_json.hpp"
 #include "sim/report/report_text.hpp"
 
@@ -201,6 +202,27 @@ std::vector<Json> load_reports(const std::vector<std::string>& inputs, std::vect
   return out;
 }
 
+namespace {
+
+// The imbalance rows read "imbalance", the headline over the DCs that coordinate. With several DCs
+// the rows name them: in the label when every policy's reports agree, else in a note.
+void label_imbalance_rows(Comparison& c, std::map<std::string, std::vector<const Json*>>& by_policy) {
+  std::vector<std::string> scopes;  // per policy
+  for (const auto& p : c.policies) scopes.push_back(imbalance_scope(by_policy[p]));
+  if (std::all_of(scopes.begin(), scopes.end(), [](const std::string& s) { return s.empty(); })) return;
+  const bool same = std::all_of(scopes.begin(), scopes.end(), [&](const std::string& s) { return s == scopes.front(); });
+  const std::string suffix = same ? " (" + scopes.front() + ")" : " (coordinating DCs*)";
+  for (auto& m : c.metrics)
+    if (m.pointer.rfind("/imbalance/", 0) == 0) m.name += suffix;
+  if (!same) {
+    std::vector<std::string> parts;
+    for (std::size_t i = 0; i < c.policies.size(); ++i) parts.push_back(c.policies[i] + " " + scopes[i]);
+    c.notes.push_back(fmt::format("* coordinating DCs: {}", fmt::join(parts, "; ")));
+  }
+}
+
+}  // namespace
+
 Comparison compare_reports(const std::vector<Json>& reports, const CompareOptions& opts) {
   Comparison c;
   // Scenario and schema checks.
@@ -216,17 +238,36 @@ Comparison compare_reports(const std::vector<Json>& reports, const CompareOption
     if (i < opts.files.size()) files_of[sc].push_back(opts.files[i]);
   }
   auto problem = [&](const std::string& what) {
-    if (!opts.force) throw ConfigError("reports", what + "; use --force to compare anyway");
+    if (!opts.force) throw ConfigError("reports", what + "; or pass --mix-scenarios to use them together anyway");
     c.warnings.push_back(what);
   };
   if (schemas.size() > 1 || *schemas.begin() != kSchema)
     problem(fmt::format("reports have schema(s) {}, expected only {}", fmt::join(schemas, ", "), kSchema));
   if (scenarios.size() > 1) {
-    // Name the files of each scenario: a stale report left beside new ones is then easy to find.
+    // The scenarios, each with its report count and where they are: the folder holding them all,
+    // or the file itself when there are at most two (a stale report left beside new ones).
     std::vector<std::string> parts;
-    for (const auto& s : scenarios)
-      parts.push_back(files_of.count(s) ? fmt::format("{} in {}", s, fmt::join(files_of[s], ", ")) : s);
-    problem(fmt::format("reports come from different scenarios: {}", fmt::join(parts, "; ")));
+    for (const auto& s : scenarios) {
+      const auto& files = files_of[s];
+      std::string where;
+      if (files.size() > 2) {
+        std::filesystem::path common = std::filesystem::path(files.front()).parent_path();
+        for (const auto& f : files)
+          while (!common.empty() && std::filesystem::path(f).lexically_relative(common).string().starts_with(".."))
+            common = common.parent_path();
+        where = fmt::format(": {} reports in {}", files.size(), common.empty() ? "." : common.string());
+      } else if (!files.empty()) {
+        where = fmt::format(": {}", fmt::join(files, ", "));
+      }
+      parts.push_back(s + where);
+    }
+    if (parts.size() > 10) {
+      const std::size_t more = parts.size() - 10;
+      parts.resize(10);
+      parts.push_back(fmt::format("and {} more", more));
+    }
+    problem(fmt::format("these reports come from {} different scenarios ({}); give one scenario's folder",
+                        scenarios.size(), fmt::join(parts, "; ")));
   }
   c.scenario = *scenarios.begin();
 
@@ -268,6 +309,7 @@ Comparison compare_reports(const std::vector<Json>& reports, const CompareOption
     const auto& split = split_metrics();
     c.metrics.insert(c.metrics.begin() + 1, split.begin(), split.end());
   }
+  label_imbalance_rows(c, by_policy);
   for (const auto& m : c.metrics) {
     std::vector<Cell> row;
     for (const auto& p : c.policies) {
@@ -304,9 +346,11 @@ std::string number(double v) {
   return fmt::format("{:.3f}", v);
 }
 
-std::string cell_text(const Cell& c, bool baseline) {
-  std::string s = number(c.value.mean);
-  if (c.value.n >= 2) s += " ± " + number(c.value.half_width);
+std::string cell_text(const Cell& c, bool baseline, bool ratio_metric) {
+  // Imbalance ratios sit near 1, where two decimals would show 1.005 and 1.000 alike.
+  auto num = [&](double v) { return ratio_metric ? fmt::format("{:.3f}", v) : number(v); };
+  std::string s = num(c.value.mean);
+  if (c.value.n >= 2) s += " ± " + num(c.value.half_width);
   if (!baseline) s += std::isnan(c.ratio) ? " (n/a)" : fmt::format(" ({:.3f}{})", c.ratio, c.significant ? "*" : "");
   return s;
 }
@@ -340,6 +384,7 @@ std::string render_comparison(const Comparison& c, CompareFormat format) {
     }
     j["rows"] = rows;
     j["warnings"] = c.warnings;
+    if (!c.notes.empty()) j["notes"] = c.notes;
     return j.dump(1) + "\n";
   }
   if (format == CompareFormat::Csv) {
@@ -362,7 +407,7 @@ std::string render_comparison(const Comparison& c, CompareFormat format) {
   grid.push_back(head);
   for (std::size_t m = 0; m < metrics.size(); ++m) {
     std::vector<std::string> row{metrics[m].name + (metrics[m].unit.empty() ? "" : " (" + metrics[m].unit + ")")};
-    for (std::size_t p = 0; p < c.policies.size(); ++p) row.push_back(cell_text(c.cells[m][p], p == 0));
+    for (std::size_t p = 0; p < c.policies.size(); ++p) row.push_back(cell_text(c.cells[m][p], p == 0, metrics[m].unit.empty()));
     grid.push_back(row);
   }
   std::vector<std::size_t> width(head.size(), 0);
@@ -384,6 +429,7 @@ std::string render_comparison(const Comparison& c, CompareFormat format) {
   }
   out += "\n(ratio to the baseline in parentheses; * = significant, Welch's t-test p < 0.05";
   out += "; ± = 95% confidence interval, Student t)\n";
+  for (const auto& n : c.notes) out += n + "\n";
   for (const auto& w : c.warnings) out += "warning: " + w + "\n";
   return out;
 }

@@ -47,6 +47,7 @@ struct Comparison {
   std::vector<Metric> metrics;                  // compare_metrics(), plus the read/write split when both occur
   std::vector<std::vector<Cell>> cells;         // [metric][policy]
   std::vector<std::string> warnings;
+  std::vector<std::string> notes;               // how to read a row (e.g. the coordinating DCs of each policy)
 };
 
 // One policy's runs as the comparability warnings see them: means over its replicate reports.

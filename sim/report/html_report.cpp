@@ -148,14 +148,19 @@ std::string compare_section(const Comparison& c) {
     b += fmt::format("<tr><td>{}{}</td>", escape(metrics[m].name), metrics[m].unit.empty() ? "" : " (" + escape(metrics[m].unit) + ")");
     for (std::size_t p = 0; p < c.policies.size(); ++p) {
       const Cell& x = c.cells[m][p];
-      std::string t = html::mean_ci(x.value.mean, x.value.half_width);
+      // Imbalance ratios (no unit) sit near 1: three decimals, or 1.005 and 1.000 would look alike.
+      std::string t = !metrics[m].unit.empty() ? html::mean_ci(x.value.mean, x.value.half_width)
+                      : x.value.half_width > 0 ? fmt::format("{:.3f} ± {:.3f}", x.value.mean, x.value.half_width)
+                                               : fmt::format("{:.3f}", x.value.mean);
       if (p > 0) t += std::isnan(x.ratio) ? " (n/a)" : fmt::format(" ({:.3f}{})", x.ratio, x.significant ? "*" : "");
       b += fmt::format(R"(<td{}>{}</td>)", x.significant ? R"( class="sig")" : "", escape(t));
     }
     b += "</tr>";
   }
   b += "</tbody></table><p class=\"note\">Ratio to the baseline in parentheses; * and shading: significant, Welch's "
-       "t-test p &lt; 0.05 (needs at least 2 seeds per policy); ± is the 95 % confidence interval (Student t).</p>";
+       "t-test p &lt; 0.05 (needs at least 2 seeds per policy); ± is the 95 % confidence interval (Student t). "
+       "Imbalance rows are over the datacenters that coordinate (named in the row when there are several).</p>";
+  for (const auto& n : c.notes) b += "<p class=\"note\">" + escape(n) + "</p>";
   return html::section("sec-compare", "Comparison", b);
 }
 
@@ -169,8 +174,12 @@ std::string aggregates_section(std::vector<const Json*> aggs) {
     b += fmt::format("<th>{} · {} n={}</th>", escape(text_of(*a, "/scenario/name")), escape(text_of(*a, "/policy/name")),
                      a->contains("seeds") && (*a)["seeds"].is_array() ? (*a)["seeds"].size() : 0);
   b += "</tr></thead><tbody>";
+  // The imbalance rows are the headline over the DCs that coordinate: named with several DCs.
+  std::vector<std::string> scopes;
+  for (const Json* a : aggs) scopes.push_back(a->value("imbalance_scope", std::string()));
+  const std::string scope = imbalance_label_suffix(scopes);
   for (const auto& id : aggregate_metric_ids()) {
-    std::string row = "<tr><td>" + escape(id) + "</td>";
+    std::string row = "<tr><td>" + escape(id + (id.rfind("imbalance.", 0) == 0 ? scope : "")) + "</td>";
     bool any = false;
     for (const Json* a : aggs) {
       const Json m = a->value("metrics", Json::object()).value(id, Json());
@@ -221,10 +230,15 @@ std::string nodes_section(const std::vector<html::PolicyRuns>& policies) {
     if (r.contains("imbalance_by_dc") && r["imbalance_by_dc"].is_object() && r["imbalance_by_dc"].size() > 1) {
       b += "<table class=\"imbalance-dc\"><thead><tr><th>datacenter</th><th>coordinator max/mean</th>"
            "<th>coordinator CoV</th><th>replica max/mean</th><th>replica CoV</th></tr></thead><tbody>";
+      // null: the DC had no such work (a DC that never coordinates has no coordinator imbalance).
+      auto cell = [](const Json& v, const char* ptr) {
+        const Json::json_pointer at(ptr);
+        return v.contains(at) && v[at].is_number() ? fmt::format("{:.3f}", v[at].get<double>()) : std::string("-");
+      };
       for (const auto& [dc, v] : r["imbalance_by_dc"].items())
-        b += fmt::format("<tr><td>{}</td><td>{:.3f}</td><td>{:.3f}</td><td>{:.3f}</td><td>{:.3f}</td></tr>", escape(dc),
-                         num_of(v, "/coordinator/max_over_mean"), num_of(v, "/coordinator/cov"),
-                         num_of(v, "/replica/max_over_mean"), num_of(v, "/replica/cov"));
+        b += fmt::format("<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>", escape(dc),
+                         cell(v, "/coordinator/max_over_mean"), cell(v, "/coordinator/cov"),
+                         cell(v, "/replica/max_over_mean"), cell(v, "/replica/cov"));
       b += "</tbody></table>";
     }
   }

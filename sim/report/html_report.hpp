@@ -5,9 +5,11 @@
 // The page holds, for run reports: a scenario summary, the `lbsim compare` table (computed by
 // compare_reports, not here), per-node coordinator and replica load bars per policy with each
 // policy's mean, latency percentile curves (HDR style, log "percentile" axis to 99.99 %, decoded
-// from each report's "histogram" buckets; replicate seeds are merged), and throughput and p99
-// over simulated time. Aggregates get a table of mean ± 95 % CI; each sweep gets one line chart
-// per metric against the swept parameter, one line per policy.
+// from each report's "histogram" buckets; replicate seeds are merged), and throughput, p99 and
+// requests per node over scenario time (the scenario's events marked at their times; p99 on a
+// log axis beyond a 20x range; one scale for every policy's per-node chart; a note instead of a
+// chart of fewer than 3 points). Aggregates get a table of mean ± 95 % CI; each sweep gets one
+// line chart per metric against the swept parameter, one line per policy.
 //
 // Stable hooks for tests and styling: every chart is an <svg class="chart"> inside a
 // <figure class="chart-figure" id="fig-..."> inside a <section class="report-section" id="sec-...">:

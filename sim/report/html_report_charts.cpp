@@ -1,6 +1,7 @@
 // The per-run chart sections of the HTML report: node load, latency percentiles, timelines.
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <tuple>
 
 #include <fmt/format.h>
@@ -171,6 +172,124 @@ std::string latency_section(const std::vector<PolicyRuns>& policies) {
                         "0.4 % of the recorded values); replicate seeds are merged. " + notes));
 }
 
+namespace {
+
+double num_at(const Json& r, const char* ptr) {
+  const Json::json_pointer p(ptr);
+  return r.contains(p) && r[p].is_number() ? r[p].get<double>() : 0.0;
+}
+
+// Calls fn(x, len, point) for each timeline point of a report, x the middle of the point's span in
+// scenario time (the window's start plus the point's t_s) and len its length: the last interval
+// may be cut short by the end of the window. Slivers under 5 % of an interval are left out.
+template <class F>
+void for_each_point(const Json& r, F fn) {
+  const double iv = num_at(r, "/timeline/interval_s");
+  const double start = num_at(r, "/simulated_s/window_start");
+  const double window = num_at(r, "/simulated_s/window");
+  if (!(iv > 0) || !r.contains("/timeline/points"_json_pointer)) return;
+  for (const auto& pt : r["/timeline/points"_json_pointer]) {
+    const double t = pt.value("t_s", 0.0);
+    const double len = window > t ? std::min(iv, window - t) : iv;
+    if (len < iv * 0.05) continue;
+    fn(start + t + len / 2, len, pt);
+  }
+}
+
+// The scenario's events (timeline.events) as chart markers: "n3 down", "n7, n8 join", ...
+std::vector<svg::Marker> event_markers(const Json& r) {
+  std::vector<svg::Marker> out;
+  if (!r.contains("/timeline/events"_json_pointer)) return out;
+  for (const auto& e : r["/timeline/events"_json_pointer]) {
+    std::vector<std::string> nodes;
+    for (const auto& n : e.value("nodes", Json::array())) nodes.push_back(n.is_string() ? n.get<std::string>() : n.dump());
+    const std::string who = fmt::format("{}", fmt::join(nodes, ", "));
+    const std::string kind = e.value("event", std::string("?"));
+    std::string what = kind;
+    if (kind == "up") what = "up (restart)";
+    else if (kind == "slow") what = "slow x" + svg::short_number(e.value("factor", 1.0));
+    else if (kind == "slow_end") what = "slow ends";
+    else if (kind == "pause_end") what = "pause ends";
+    else if (kind == "add_node") what = nodes.size() > 1 ? "join" : "joins";
+    else if (kind == "remove_node") what = "removed";
+    out.push_back({e.value("at_s", 0.0), who + " " + what + " (" + svg::short_number(e.value("at_s", 0.0)) + " s)"});
+  }
+  return out;
+}
+
+// What stands in for a chart with too few points to draw a line.
+std::string too_few_points(std::size_t points, const Json& r) {
+  return fmt::format(R"(<p class="note few-points">Only {} timeline point{} (interval {} s, measurement window {} s): too )"
+                     R"(few to draw a line. Remove <code>report.timeline_interval_s</code> (the interval then follows )"
+                     R"(the window) or lower it, or run longer.</p>)",
+                     points, points == 1 ? "" : "s", svg::short_number(num_at(r, "/timeline/interval_s")),
+                     svg::short_number(num_at(r, "/simulated_s/window")));
+}
+
+constexpr std::size_t kMinPoints = 3;
+
+std::size_t most_points(const svg::LineChart& c) {
+  std::size_t n = 0;
+  for (const auto& s : c.series) n = std::max(n, s.x.size());
+  return n;
+}
+
+const char* kTimeAxis = "simulated time since the scenario began (s)";
+
+// Requests served per node over time (timeline[].coordinator_ops) of one report: one line per node
+// up to svg::kDistinctSeries nodes (each in its own colour and dash), beyond that two lines per
+// datacenter, its busiest node and its mean per node, so the lines stay distinguishable.
+svg::LineChart node_requests_chart(const Json& r, const std::string& policy, std::size_t index) {
+  svg::LineChart c;
+  c.id = fmt::format("chart-node-requests-{}", index);
+  c.title = "Requests served per node: " + policy;
+  c.y_label = "coordinator requests (per s)";
+  c.x_label = kTimeAxis;
+  c.width = 1300;
+  c.height = 340;
+  c.markers = event_markers(r);
+  if (!r.contains("nodes")) return c;
+  const Json& nodes = r["nodes"];
+  const auto dcs = node_dcs(r);
+  const bool grouped = nodes.size() > svg::kDistinctSeries;
+  const auto groups = dc_groups(dcs);
+  if (!grouped)
+    for (std::size_t n = 0; n < nodes.size(); ++n) c.series.push_back({nodes[n].value("id", std::string("?")), {}, {}, {}, false, "", ""});
+  else
+    for (std::size_t g = 0; g < groups.size(); ++g) {
+      const std::string dc = std::get<2>(groups[g]);
+      const std::string col(svg::color(g));
+      c.series.push_back({dc + " busiest node", {}, {}, {}, false, col, "none"});
+      c.series.push_back({dc + " mean per node", {}, {}, {}, false, col, "8 4"});
+    }
+  for_each_point(r, [&](double x, double len, const Json& pt) {
+    if (!pt.contains("coordinator_ops") || pt["coordinator_ops"].size() != nodes.size()) return;
+    const Json& ops = pt["coordinator_ops"];
+    if (!grouped) {
+      for (std::size_t n = 0; n < nodes.size(); ++n) {
+        c.series[n].x.push_back(x);
+        c.series[n].y.push_back(ops[n].get<double>() / len);
+      }
+      return;
+    }
+    for (std::size_t g = 0; g < groups.size(); ++g) {
+      const auto& [first, last, dc] = groups[g];
+      double sum = 0, top = 0;
+      for (std::size_t n = first; n <= last; ++n) {
+        sum += ops[n].get<double>();
+        top = std::max(top, ops[n].get<double>());
+      }
+      c.series[2 * g].x.push_back(x);
+      c.series[2 * g].y.push_back(top / len);
+      c.series[2 * g + 1].x.push_back(x);
+      c.series[2 * g + 1].y.push_back(sum / static_cast<double>(last - first + 1) / len);
+    }
+  });
+  return c;
+}
+
+}  // namespace
+
 std::string timeline_section(const std::vector<PolicyRuns>& policies) {
   svg::LineChart tput, p99;
   tput.id = "chart-throughput-time";
@@ -180,80 +299,80 @@ std::string timeline_section(const std::vector<PolicyRuns>& policies) {
   p99.title = "p99 latency over simulated time";
   p99.y_label = "p99 latency (ms)";
   for (auto* c : {&tput, &p99}) {
-    c->x_label = "simulated time since the measurement window began (s)";
+    c->x_label = kTimeAxis;
     c->width = 1300;
     c->height = 340;
   }
   std::string seeds;
+  const Json* first = nullptr;  // the events and the window start are the scenario's: the same in every report
   for (const auto& p : policies) {
     if (p.runs.empty()) continue;
     const Json& r = *p.runs.front();
+    if (!first) first = &r;
     if (p.runs.size() > 1) seeds += fmt::format(" {}: seed {}.", p.name, r.value("seed", std::uint64_t{0}));
     svg::Series a, b;
     a.name = b.name = p.name;
-    const double iv = r.contains("/timeline/interval_s"_json_pointer) ? r["/timeline/interval_s"_json_pointer].get<double>() : 0;
-    const double window = r.contains("/simulated_s/window"_json_pointer) ? r["/simulated_s/window"_json_pointer].get<double>() : 0;
-    if (iv > 0 && r.contains("/timeline/points"_json_pointer))
-      for (const auto& pt : r["/timeline/points"_json_pointer]) {
-        const double t = pt.value("t_s", 0.0);
-        // The last interval may be cut short by the end of the window: rate over its real length.
-        const double len = window > t ? std::min(iv, window - t) : iv;
-        if (len < iv * 0.05) continue;
-        const double ops = pt.value("ops", 0.0);
-        a.x.push_back(t + len / 2);
-        a.y.push_back(ops / len);
-        if (ops > 0) {
-          b.x.push_back(t + len / 2);
-          b.y.push_back(pt.value("p99_ms", 0.0));
-        }
+    for_each_point(r, [&](double x, double len, const Json& pt) {
+      const double ops = pt.value("ops", 0.0);
+      a.x.push_back(x);
+      a.y.push_back(ops / len);
+      if (ops > 0) {
+        b.x.push_back(x);
+        b.y.push_back(pt.value("p99_ms", 0.0));
       }
+    });
     tput.series.push_back(std::move(a));
     p99.series.push_back(std::move(b));
   }
-  const std::string note = seeds.empty() ? "" : " Policies with several seeds show one of them:" + seeds;
-  // Requests served per node over time (timeline[].coordinator_ops): one chart per policy, one
-  // line per node; the chart users of scylladb#19107 read the imbalance from.
-  std::string per_node;
+  if (!first) return "";
+  tput.markers = p99.markers = event_markers(*first);
+  // A log axis when the p99s span more than 20x: otherwise 2 ms and 4 ms policies lie flat at zero
+  // beside a 2,000 ms one.
+  double lo = std::numeric_limits<double>::infinity(), hi = 0;
+  for (const auto& s : p99.series)
+    for (double y : s.y)
+      if (y > 0) lo = std::min(lo, y), hi = std::max(hi, y);
+  if (hi > 20 * lo) {
+    p99.y_scale = svg::YScale::Log;
+    p99.y_label = "p99 latency (ms, log scale)";
+  }
+  std::string note = seeds.empty() ? "" : " Policies with several seeds show one of them:" + seeds;
+  note += fmt::format(" Time counts from the start of the scenario; the measurement window starts at {} s.",
+                      svg::short_number(num_at(*first, "/simulated_s/window_start")));
+  if (!tput.markers.empty()) note += " Dashed red lines mark the scenario's events (faults, nodes joining or leaving).";
+  auto chart = [&](const char* id, const svg::LineChart& c, const std::string& caption) {
+    const std::size_t n = most_points(c);
+    return figure(id, n < kMinPoints ? too_few_points(n, *first) : svg::render(c), caption);
+  };
+  std::string body = chart("fig-throughput-time", tput,
+                           "Completed operations per second in each timeline interval, plotted at its middle." + note);
+  body += chart("fig-p99-time", p99, "p99 latency of the operations completed in each interval." + note);
+  // Requests served per node: one chart per policy, one scale for all of them (a policy's chart
+  // must not look as busy as another's at half the load), the chart users of scylladb#19107 read
+  // the imbalance from.
+  std::vector<std::pair<std::size_t, svg::LineChart>> per_node;
+  double top = 0;
   for (std::size_t pi = 0; pi < policies.size(); ++pi) {
     const auto& p = policies[pi];
     if (p.runs.empty()) continue;
-    const Json& r = *p.runs.front();
-    const double iv = r.contains("/timeline/interval_s"_json_pointer) ? r["/timeline/interval_s"_json_pointer].get<double>() : 0;
-    const double window = r.contains("/simulated_s/window"_json_pointer) ? r["/simulated_s/window"_json_pointer].get<double>() : 0;
-    if (!(iv > 0) || !r.contains("/timeline/points"_json_pointer) || !r.contains("nodes")) continue;
-    const Json& nodes = r["nodes"];
-    svg::LineChart c;
-    c.id = fmt::format("chart-node-requests-{}", pi);
-    c.title = "Requests served per node: " + p.name;
-    c.y_label = "coordinator requests (per s)";
-    c.x_label = "simulated time since the measurement window began (s)";
-    c.width = 1300;
-    c.height = 340;
-    bool any = false;
-    for (std::size_t n = 0; n < nodes.size(); ++n) {
-      svg::Series s;
-      s.name = nodes[n].value("id", std::string("?"));
-      for (const auto& pt : r["/timeline/points"_json_pointer]) {
-        if (!pt.contains("coordinator_ops") || n >= pt["coordinator_ops"].size()) continue;
-        const double t = pt.value("t_s", 0.0);
-        const double len = window > t ? std::min(iv, window - t) : iv;
-        if (len < iv * 0.05) continue;
-        s.x.push_back(t + len / 2);
-        s.y.push_back(pt["coordinator_ops"][n].get<double>() / len);
-        any = true;
-      }
-      c.series.push_back(std::move(s));
-    }
-    if (any)
-      per_node += figure(fmt::format("fig-node-requests-{}", pi), svg::render(c),
-                         "Attempts each node received as coordinator, per second of each timeline interval (" +
-                             p.name + (p.runs.size() > 1 ? ", one seed" : "") + ").");
+    svg::LineChart c = node_requests_chart(*p.runs.front(), p.name, pi);
+    for (const auto& s : c.series)
+      for (double y : s.y) top = std::max(top, y);
+    if (most_points(c) > 0) per_node.emplace_back(pi, std::move(c));
   }
-  return section("sec-timeline", "Over time",
-                 figure("fig-throughput-time", svg::render(tput),
-                        "Completed operations per second in each timeline interval, plotted at its middle." + note) +
-                     figure("fig-p99-time", svg::render(p99), "p99 latency of the operations completed in each interval." + note) +
-                     per_node);
+  for (auto& [pi, c] : per_node) {
+    c.y_max = top;
+    const auto& p = policies[pi];
+    const bool grouped = c.series.size() > 0 && c.series.front().name.ends_with(" busiest node");
+    body += chart(fmt::format("fig-node-requests-{}", pi).c_str(), c,
+                  "Attempts each node received as coordinator, per second of each timeline interval (" + p.name +
+                      (p.runs.size() > 1 ? ", one seed" : "") + ")" +
+                      (grouped ? fmt::format("; over {} nodes, each datacenter's busiest node (solid) and its mean per "
+                                             "node (dashed)", svg::kDistinctSeries)
+                               : "") +
+                      ". Every policy's chart has the same scale." + note);
+  }
+  return section("sec-timeline", "Over time", body);
 }
 
 std::string mean_ci(double mean, double ci) {

@@ -134,6 +134,7 @@ std::string sweep_section(const Json& sweep, std::size_t index) {
       constant.empty() ? "" : svg::escape(fmt::format("; fixed: {}", fmt::join(constant, ", "))), points.size(),
       svg::escape(sweep.contains("seeds") ? value_text(sweep["seeds"]) : "?"));
   body += R"(<div class="grid2">)";
+  const std::string scope = imbalance_label_suffix(sweep_imbalance_scopes(sweep));
   for (const auto& id : metric_ids) {
     std::vector<std::string> keys;
     std::map<std::string, std::vector<std::array<double, 3>>> data;  // key -> (x, mean, ci95)
@@ -152,9 +153,11 @@ std::string sweep_section(const Json& sweep, std::size_t index) {
     std::string slug = id;
     std::replace(slug.begin(), slug.end(), '.', '-');
     c.id = fmt::format("chart-sweep-{}-{}", index, slug);
-    c.title = metric_label(id) + " vs " + xparam;
+    // The imbalance metrics are the headline over the DCs that coordinate: named with several DCs.
+    const std::string label = metric_label(id) + (id.rfind("imbalance.", 0) == 0 ? scope : "");
+    c.title = label + " vs " + xparam;
     c.x_label = xparam + (scale == svg::XScale::Log ? " (log scale)" : "");
-    c.y_label = metric_label(id);
+    c.y_label = label;
     c.x_scale = scale;
     c.categories = categories;
     c.x_ticks_at_data = numeric;

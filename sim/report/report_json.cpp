@@ -129,11 +129,17 @@ OJ report_json_stable(const RunResult& r) {
     replica.push_back(static_cast<double>(n.replica_reads + n.replica_writes));
   }
   j["nodes"] = std::move(nodes);  // moved: at 10,000 nodes a copy doubled the report's peak memory
-  j["imbalance"] = {{"coordinator", imbalance_json(imbalance_of(coord))}, {"replica", imbalance_json(imbalance_of(replica))}};
+  const HeadlineImbalance head = headline_imbalance(r);
+  j["imbalance"] = {{"dcs", head.dcs}, {"coordinator", imbalance_json(head.coordinator)}, {"replica", imbalance_json(head.replica)}};
+  j["imbalance_all_nodes"] = {{"coordinator", imbalance_json(imbalance_of(coord))},
+                              {"replica", imbalance_json(imbalance_of(replica))}};
   OJ by_dc = OJ::object();
   for (const auto& dc : run_dcs(r)) {
+    // A DC without coordinator requests (or replica work) has no such imbalance: null, not 0.
     const RunImbalance i = run_imbalance(r, &dc);
-    by_dc[dc] = {{"coordinator", imbalance_json(i.coordinator)}, {"replica", imbalance_json(i.replica)}};
+    const DcLoad load = dc_load(r, dc);
+    by_dc[dc] = {{"coordinator", load.coordinator > 0 ? imbalance_json(i.coordinator) : OJ(nullptr)},
+                 {"replica", load.replica > 0 ? imbalance_json(i.replica) : OJ(nullptr)}};
   }
   j["imbalance_by_dc"] = std::move(by_dc);
   // The load first: it decides how the other figures compare across policies.
@@ -184,7 +190,18 @@ OJ report_json_stable(const RunResult& r) {
                     {"replicas_per_node", nullptr}};
     j["tablets"]["replicas_per_node"] = std::move(per);
   }
-  j["timeline"] = {{"interval_s", round_to(iv, 9)}, {"points", nullptr}};
+  j["timeline"] = {{"interval_s", round_to(iv, 9)}};
+  if (!r.events.empty()) {
+    // Faults and topology changes at their scenario times (points' t_s count from the window start).
+    OJ events = OJ::array();
+    for (const ScenarioEvent& e : r.events) {
+      OJ ev{{"at_s", round_to(to_sec(e.at), 9)}, {"event", e.kind}, {"nodes", e.nodes}};
+      if (e.kind == "slow") ev["factor"] = round_to(e.factor, 6);
+      events.push_back(std::move(ev));
+    }
+    j["timeline"]["events"] = std::move(events);
+  }
+  j["timeline"]["points"] = nullptr;
   j["timeline"]["points"] = std::move(points);  // an initializer list would copy every point
   OJ buckets = OJ::array();
   const auto& b = r.latency.buckets();

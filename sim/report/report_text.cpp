@@ -36,9 +36,9 @@ std::string per_op(const RunResult& r, F value) {
   return out + "]";
 }
 
-std::pair<Imbalance, Imbalance> imbalances(const RunResult& r) {
-  const RunImbalance i = run_imbalance(r);
-  return {i.coordinator, i.replica};
+// "1.234", or "-" for a DC without that kind of work (it has no imbalance).
+std::string imbalance_cell(const Imbalance& i, bool has_load, double Imbalance::*field) {
+  return has_load ? fmt::format("{:.3f}", i.*field) : "-";
 }
 
 }  // namespace
@@ -86,17 +86,22 @@ void print_results_block(std::ostream& out, const RunResult& r) {
 
 void print_node_table(std::ostream& out, const RunResult& r) {
   bool conns = false, hops = false;
+  // Name columns as wide as their longest name (a DC named "datacenter1" must not push the others).
+  std::size_t wid = 10, wdc = 8, wrack = 6;
   for (const auto& n : r.nodes) {
     conns = conns || n.connections.has_value();
     hops = hops || n.cross_shard_hops > 0;
+    wid = std::max(wid, n.id.size() + 1);
+    wdc = std::max(wdc, n.dc.size() + 1);
+    wrack = std::max(wrack, n.rack.size() + 1);
   }
-  out << fmt::format("{:<10} {:<8} {:<6} {:>12} {:>14} {:>14} {:>10} {:>7} {:>11}", "node", "dc", "rack", "coordinator",
-                     "replica reads", "replica writes", "dropped", "util", "mean queue");
+  out << fmt::format("{:<{}} {:<{}} {:<{}} {:>12} {:>14} {:>14} {:>10} {:>7} {:>11}", "node", wid, "dc", wdc, "rack", wrack,
+                     "coordinator", "replica reads", "replica writes", "dropped", "util", "mean queue");
   if (conns || hops) out << fmt::format(" {:>10} {:>9} {:>15}", "x-shard", "busy", "req/conn");
   out << "\n";
   for (const auto& n : r.nodes) {
-    out << fmt::format("{:<10} {:<8} {:<6} {:>12} {:>14} {:>14} {:>10} {:>6.1f}% {:>11.2f}", n.id, n.dc, n.rack,
-                       grouped(static_cast<double>(n.coordinator_ops)), grouped(static_cast<double>(n.replica_reads)),
+    out << fmt::format("{:<{}} {:<{}} {:<{}} {:>12} {:>14} {:>14} {:>10} {:>6.1f}% {:>11.2f}", n.id, wid, n.dc, wdc, n.rack,
+                       wrack, grouped(static_cast<double>(n.coordinator_ops)), grouped(static_cast<double>(n.replica_reads)),
                        grouped(static_cast<double>(n.replica_writes)),
                        grouped(static_cast<double>(n.dropped_coordinator + n.dropped_reads + n.dropped_writes)),
                        100 * n.utilization, n.mean_queue);
@@ -110,21 +115,31 @@ void print_node_table(std::ostream& out, const RunResult& r) {
     }
     out << "\n";
   }
-  const auto [c, rep] = imbalances(r);
   const auto dcs = run_dcs(r);
-  out << fmt::format("imbalance               {:>10} {:>8} {:>8}\n", "max/mean", "CoV", "Gini");
-  const std::string all = dcs.size() > 1 ? " (all nodes)" : "";
-  out << fmt::format("{:<24}{:>10.3f} {:>8.3f} {:>8.3f}\n", "coordinator" + all, c.max_over_mean, c.cov, c.gini);
-  out << fmt::format("{:<24}{:>10.3f} {:>8.3f} {:>8.3f}\n", "replica" + all, rep.max_over_mean, rep.cov, rep.gini);
-  if (dcs.size() > 1) {
-    for (const auto& dc : dcs) {
-      const RunImbalance i = run_imbalance(r, &dc);
-      out << fmt::format("{:<24}{:>10.3f} {:>8.3f} {:>8.3f}\n", "coordinator " + dc, i.coordinator.max_over_mean,
-                         i.coordinator.cov, i.coordinator.gini);
-      out << fmt::format("{:<24}{:>10.3f} {:>8.3f} {:>8.3f}\n", "replica " + dc, i.replica.max_over_mean, i.replica.cov,
-                         i.replica.gini);
-    }
+  std::size_t wl = 24;
+  for (const auto& dc : dcs) wl = std::max(wl, dc.size() + 14);
+  auto row = [&](const std::string& label, const Imbalance& i, bool has_load) {
+    out << fmt::format("{:<{}}{:>10} {:>8} {:>8}\n", label, wl, imbalance_cell(i, has_load, &Imbalance::max_over_mean),
+                       imbalance_cell(i, has_load, &Imbalance::cov), imbalance_cell(i, has_load, &Imbalance::gini));
+  };
+  out << fmt::format("{:<{}}{:>10} {:>8} {:>8}\n", "imbalance", wl, "max/mean", "CoV", "Gini");
+  const RunImbalance all = run_imbalance(r);
+  if (dcs.size() <= 1) {
+    row("coordinator", all.coordinator, true);
+    row("replica", all.replica, true);
+    return;
   }
+  // Several DCs: each DC's figures first (a DC without coordinator requests has none), then the
+  // all-node ones, which count the nodes of DCs that never coordinate.
+  for (const auto& dc : dcs) {
+    const RunImbalance i = run_imbalance(r, &dc);
+    const DcLoad load = dc_load(r, dc);
+    row("coordinator " + dc, i.coordinator, load.coordinator > 0);
+    row("replica " + dc, i.replica, load.replica > 0);
+  }
+  row("coordinator (all nodes)", all.coordinator, true);
+  row("replica (all nodes)", all.replica, true);
+  out << fmt::format("headline (the DCs that coordinate): {}\n", headline_scope(headline_imbalance(r).dcs));
 }
 
 void print_run(std::ostream& out, const RunResult& r) {
@@ -138,10 +153,14 @@ void print_run(std::ostream& out, const RunResult& r) {
   std::string e;
   for (std::size_t k = 0; k < kErrorKinds; ++k)
     if (errs[k]) e += fmt::format("{}{} {}", e.empty() ? "" : ", ", error_name(static_cast<ErrorKind>(k)), errs[k]);
-  out << fmt::format("client: cpu {:.1f}%, shared generator {:.3f} s ({:.1f}% of client CPU), {} shared / {} "
-                     "thread-local draws, {} retries, {} speculative\n",
-                     100 * r.client.cpu_utilization, r.client.shared_rng_s, 100 * r.client.shared_rng_cpu_fraction,
-                     grouped(static_cast<double>(r.client.shared_draws)),
+  // The shared generator's cost only for a policy that draws from one (Java 3.x shuffles, Go's
+  // and Python's module-level generators): elsewhere it is not a figure but a 0.
+  const std::string shared =
+      r.client.shared_draws > 0 ? fmt::format("shared generator {:.3f} s ({:.1f}% of client CPU), ", r.client.shared_rng_s,
+                                              100 * r.client.shared_rng_cpu_fraction)
+                                : "";
+  out << fmt::format("client: cpu {:.1f}%, {}{} shared / {} thread-local draws, {} retries, {} speculative\n",
+                     100 * r.client.cpu_utilization, shared, grouped(static_cast<double>(r.client.shared_draws)),
                      grouped(static_cast<double>(r.client.thread_local_draws)), r.client.retries, r.client.speculative);
   if (r.tablets) {
     const TabletResult& t = *r.tablets;
@@ -157,24 +176,38 @@ void print_run(std::ostream& out, const RunResult& r) {
 
 void print_side_by_side(std::ostream& out, const std::vector<RunResult>& runs) {
   if (runs.empty()) return;
-  std::size_t w = 12;
+  // The imbalance rows are the headline's (the DCs that coordinate), named when the cluster has
+  // several DCs: in the label when every policy has the same ones, else under the table.
+  std::vector<HeadlineImbalance> heads;
+  bool several_dcs = false, same_scope = true, shared = false;
+  for (const auto& r : runs) {
+    heads.push_back(headline_imbalance(r));
+    several_dcs = several_dcs || run_dcs(r).size() > 1;
+    same_scope = same_scope && heads.back().dcs == heads.front().dcs;
+    shared = shared || r.client.shared_draws > 0;
+  }
+  const std::string scope =
+      !several_dcs ? "" : same_scope ? " (" + headline_scope(heads.front().dcs) + ")" : " (coordinating DCs*)";
+  std::size_t w = 12, wl = 22;
   for (const auto& r : runs) w = std::max(w, r.policy_name.size() + 1);
-  out << fmt::format("{:<22}", "policy");
+  wl = std::max(wl, std::string("replica max/mean").size() + scope.size() + 1);
+  out << fmt::format("{:<{}}", "policy", wl);
   for (const auto& r : runs) out << fmt::format("{:>{}}", r.policy_name, w);
   out << "\n";
-  auto row = [&](const char* label, auto value) {
-    out << fmt::format("{:<22}", label);
-    for (const auto& r : runs) out << fmt::format("{:>{}}", value(r), w);
+  auto row = [&](const std::string& label, auto value) {
+    out << fmt::format("{:<{}}", label, wl);
+    for (std::size_t i = 0; i < runs.size(); ++i) out << fmt::format("{:>{}}", value(runs[i], heads[i]), w);
     out << "\n";
   };
+  using H = HeadlineImbalance;
   auto ms = [](double v) { return fmt::format("{:.3f}", v); };
-  row("op rate (op/s)", [](const RunResult& r) { return grouped(r.throughput()); });
-  row("latency mean (ms)", [&](const RunResult& r) { return ms(r.latency.mean() / 1e6); });
-  row("latency p50 (ms)", [&](const RunResult& r) { return ms(to_ms(r.latency.percentile(50))); });
-  row("latency p95 (ms)", [&](const RunResult& r) { return ms(to_ms(r.latency.percentile(95))); });
-  row("latency p99 (ms)", [&](const RunResult& r) { return ms(to_ms(r.latency.percentile(99))); });
-  row("latency p99.9 (ms)", [&](const RunResult& r) { return ms(to_ms(r.latency.percentile(99.9))); });
-  row("latency max (ms)", [&](const RunResult& r) { return ms(to_ms(r.latency.max())); });
+  row("op rate (op/s)", [](const RunResult& r, const H&) { return grouped(r.throughput()); });
+  row("latency mean (ms)", [&](const RunResult& r, const H&) { return ms(r.latency.mean() / 1e6); });
+  row("latency p50 (ms)", [&](const RunResult& r, const H&) { return ms(to_ms(r.latency.percentile(50))); });
+  row("latency p95 (ms)", [&](const RunResult& r, const H&) { return ms(to_ms(r.latency.percentile(95))); });
+  row("latency p99 (ms)", [&](const RunResult& r, const H&) { return ms(to_ms(r.latency.percentile(99))); });
+  row("latency p99.9 (ms)", [&](const RunResult& r, const H&) { return ms(to_ms(r.latency.percentile(99.9))); });
+  row("latency max (ms)", [&](const RunResult& r, const H&) { return ms(to_ms(r.latency.max())); });
   // The read/write split, when both occur (they often run at different consistency levels).
   bool reads = false, writes = false;
   for (const auto& r : runs) {
@@ -185,19 +218,29 @@ void print_side_by_side(std::ostream& out, const std::vector<RunResult>& runs) {
     for (const OpKind k : {OpKind::Read, OpKind::Write}) {
       const auto i = static_cast<std::size_t>(k);
       const std::string name(op_name(k));
-      row((name + " op rate (op/s)").c_str(), [&](const RunResult& r) {
+      row(name + " op rate (op/s)", [&](const RunResult& r, const H&) {
         return grouped(r.window > 0 ? static_cast<double>(r.by_op[i].ops) / to_sec(r.window) : 0.0);
       });
-      row((name + " p99 (ms)").c_str(), [&](const RunResult& r) { return ms(to_ms(r.by_op[i].latency.percentile(99))); });
+      row(name + " p99 (ms)", [&](const RunResult& r, const H&) { return ms(to_ms(r.by_op[i].latency.percentile(99))); });
     }
   }
-  row("errors", [](const RunResult& r) { return grouped(static_cast<double>(r.measured_errors())); });
-  row("coord max/mean", [](const RunResult& r) { return fmt::format("{:.3f}", imbalances(r).first.max_over_mean); });
-  row("coord CoV", [](const RunResult& r) { return fmt::format("{:.3f}", imbalances(r).first.cov); });
-  row("replica max/mean", [](const RunResult& r) { return fmt::format("{:.3f}", imbalances(r).second.max_over_mean); });
-  row("replica CoV", [](const RunResult& r) { return fmt::format("{:.3f}", imbalances(r).second.cov); });
-  row("client CPU", [](const RunResult& r) { return fmt::format("{:.1f}%", 100 * r.client.cpu_utilization); });
-  row("shared rng (s)", [](const RunResult& r) { return fmt::format("{:.3f}", r.client.shared_rng_s); });
+  row("errors", [](const RunResult& r, const H&) { return grouped(static_cast<double>(r.measured_errors())); });
+  row("coord max/mean" + scope, [&](const RunResult&, const H& h) { return ms(h.coordinator.max_over_mean); });
+  row("coord CoV" + scope, [&](const RunResult&, const H& h) { return ms(h.coordinator.cov); });
+  row("replica max/mean" + scope, [&](const RunResult&, const H& h) { return ms(h.replica.max_over_mean); });
+  row("replica CoV" + scope, [&](const RunResult&, const H& h) { return ms(h.replica.cov); });
+  row("client CPU", [](const RunResult& r, const H&) { return fmt::format("{:.1f}%", 100 * r.client.cpu_utilization); });
+  // Only policies that draw from a shared generator have its cost.
+  if (shared)
+    row("shared rng (s)", [&](const RunResult& r, const H&) {
+      return r.client.shared_draws > 0 ? ms(r.client.shared_rng_s) : std::string("-");
+    });
+  if (several_dcs && !same_scope) {
+    out << "* coordinating DCs:";
+    for (std::size_t i = 0; i < runs.size(); ++i)
+      out << fmt::format("{} {} {}", i ? ";" : "", runs[i].policy_name, headline_scope(heads[i].dcs));
+    out << "\n";
+  }
 }
 
 }  // namespace lbsim

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <functional>
 #include <limits>
 
 #include <fmt/format.h>
@@ -35,26 +36,30 @@ struct Legend {
   double height = 0;
 };
 
+struct LegendItem {
+  std::string name;
+  std::string_view color, dash;
+};
+
 // Legend items left to right under the title, wrapped to the chart width.
-Legend legend(const std::vector<std::string>& names, const std::vector<bool>& dashed, double x, double y, double max_x) {
+Legend legend(const std::vector<LegendItem>& items, double x, double y, double max_x) {
   Legend out;
   const double row_h = 18;
   double cx = x, cy = y;
-  for (std::size_t i = 0; i < names.size(); ++i) {
-    const double w = 26 + text_width(names[i], 12) + 16;
+  for (const auto& item : items) {
+    const double w = 26 + text_width(item.name, 12) + 16;
     if (cx > x && cx + w > max_x) {
       cx = x;
       cy += row_h;
     }
-    const std::string col = dashed[i] ? "#555555" : std::string(color(i));
     out.svg += fmt::format(R"(<g class="legend-item"><line x1="{}" y1="{}" x2="{}" y2="{}" stroke="{}" stroke-width="3"{}/>)",
-                           px(cx), px(cy + 5), px(cx + 20), px(cy + 5), col,
-                           dashed[i] ? R"( stroke-dasharray="5 3")" : "");
+                           px(cx), px(cy + 5), px(cx + 20), px(cy + 5), item.color,
+                           item.dash.empty() ? "" : fmt::format(R"( stroke-dasharray="{}")", item.dash));
     out.svg += fmt::format(R"(<text x="{}" y="{}" font-size="12">{}</text></g>)", px(cx + 26), px(cy + 9),
-                           escape(names[i]));
+                           escape(item.name));
     cx += w;
   }
-  out.height = names.empty() ? 0 : cy - y + row_h + 6;
+  out.height = items.empty() ? 0 : cy - y + row_h + 6;
   return out;
 }
 
@@ -99,18 +104,24 @@ std::vector<std::string> axis_labels(const std::vector<double>& ticks) {
   return out;
 }
 
-// Horizontal grid, y ticks and both axis titles.
-std::string y_axis(const Frame& f, const std::vector<double>& ticks, double lo, double hi, const std::string& label,
+// Linear ticks with their labels in one unit.
+std::vector<Tick> linear_ticks(const std::vector<double>& at) {
+  const auto labels = axis_labels(at);
+  std::vector<Tick> out;
+  for (std::size_t i = 0; i < at.size(); ++i) out.push_back({at[i], labels[i]});
+  return out;
+}
+
+// Horizontal grid, y ticks (in axis units: log10 of the value on a log axis) and both axis titles.
+std::string y_axis(const Frame& f, const std::vector<Tick>& ticks, double lo, double hi, const std::string& label,
                    const std::string& x_label) {
   std::string s;
   auto ty = [&](double v) { return f.y1() - (v - lo) / (hi - lo) * (f.y1() - f.y0()); };
-  const auto labels = axis_labels(ticks);
-  for (std::size_t i = 0; i < ticks.size(); ++i) {
-    const double t = ticks[i];
-    s += fmt::format(R"(<line class="grid" x1="{}" y1="{}" x2="{}" y2="{}" stroke="#e3e3e3"/>)", px(f.x0()), px(ty(t)),
-                     px(f.x1()), px(ty(t)));
+  for (const auto& t : ticks) {
+    s += fmt::format(R"(<line class="grid" x1="{}" y1="{}" x2="{}" y2="{}" stroke="#e3e3e3"/>)", px(f.x0()), px(ty(t.at)),
+                     px(f.x1()), px(ty(t.at)));
     s += fmt::format(R"(<text class="tick" x="{}" y="{}" font-size="11" text-anchor="end">{}</text>)", px(f.x0() - 6),
-                     px(ty(t) + 4), escape(labels[i]));
+                     px(ty(t.at) + 4), escape(t.label));
   }
   s += fmt::format(R"(<line x1="{}" y1="{}" x2="{}" y2="{}" stroke="#333333"/>)", px(f.x0()), px(f.y0()), px(f.x0()),
                    px(f.y1()));
@@ -180,6 +191,11 @@ std::string_view color(std::size_t i) {
   return kPalette[i % kPalette.size()];
 }
 
+std::string_view dash(std::size_t i) {
+  static constexpr std::array<std::string_view, 3> kDashes{"", "8 4", "2 3"};
+  return kDashes[i / 8 % kDashes.size()];
+}
+
 std::string escape(std::string_view s) {
   std::string o;
   o.reserve(s.size());
@@ -230,20 +246,64 @@ std::vector<double> nice_ticks(double lo, double hi, int target) {
   return out;
 }
 
+namespace {
+
+// Ticks of a log axis over [lo, hi] (values > 0), in log10 units: the powers of ten, plus 2 and 5
+// times them when the axis spans under three decades.
+std::vector<Tick> log_ticks(double& lo, double& hi) {
+  lo = std::floor(std::log10(lo) + 1e-9);
+  hi = std::max(std::ceil(std::log10(hi) - 1e-9), lo + 1);
+  const bool fine = hi - lo < 3;
+  std::vector<Tick> out;
+  for (double k = lo; k <= hi; k += 1)
+    for (const double m : {1.0, 2.0, 5.0}) {
+      if (m > 1 && (!fine || k == hi)) continue;
+      const double v = m * std::pow(10.0, k);
+      out.push_back({std::log10(v), short_number(v)});
+    }
+  return out;
+}
+
+// Vertical dashed event lines with their labels, staggered over three rows at the top.
+std::string marker_lines(const Frame& f, const std::vector<Marker>& markers, const std::function<double(double)>& tx) {
+  std::string out;
+  for (std::size_t i = 0; i < markers.size(); ++i) {
+    const Marker& m = markers[i];
+    const double x = tx(m.x);
+    const bool right_half = x > (f.x0() + f.x1()) / 2;
+    out += fmt::format(
+        R"(<g class="event"><line x1="{0}" y1="{1}" x2="{0}" y2="{2}" stroke="#9a3412" stroke-width="1.2" )"
+        R"(stroke-dasharray="5 3"/><text x="{3}" y="{4}" font-size="11" fill="#9a3412" text-anchor="{5}">{6}</text>)"
+        R"(<title>{6}</title></g>)",
+        px(x), px(f.y0()), px(f.y1()), px(right_half ? x - 4 : x + 4), px(f.y0() + 12 + 13 * static_cast<double>(i % 3)),
+        right_half ? "end" : "start", escape(m.label));
+  }
+  return out;
+}
+
+}  // namespace
+
 std::string render(const LineChart& c) {
   Frame f;
   f.width = c.width;
   f.height = c.height;
+  const bool ylog = c.y_scale == YScale::Log;
+  auto shown = [&](double y) { return !ylog || y > 0; };  // a log axis has no place for y <= 0
   // X domain and ticks in scale units.
   double xlo = std::numeric_limits<double>::infinity(), xhi = -xlo;
   std::vector<double> xs;
   for (const auto& s : c.series)
-    for (double x : s.x) {
-      const double t = x_transform(c.x_scale, x);
+    for (std::size_t i = 0; i < s.x.size() && i < s.y.size(); ++i) {
+      if (!shown(s.y[i])) continue;
+      const double t = x_transform(c.x_scale, s.x[i]);
       xlo = std::min(xlo, t);
       xhi = std::max(xhi, t);
-      xs.push_back(x);
+      xs.push_back(s.x[i]);
     }
+  for (const auto& m : c.markers) {
+    xlo = std::min(xlo, x_transform(c.x_scale, m.x));
+    xhi = std::max(xhi, x_transform(c.x_scale, m.x));
+  }
   if (!std::isfinite(xlo)) xlo = 0, xhi = 1;
   std::sort(xs.begin(), xs.end());
   xs.erase(std::unique(xs.begin(), xs.end()), xs.end());
@@ -269,59 +329,76 @@ std::string render(const LineChart& c) {
     xhi = std::max(std::ceil(xhi), xlo + 1);
   } else {
     const auto t = nice_ticks(xlo, xhi, 8);
-    const auto labels = axis_labels(t);
-    for (std::size_t i = 0; i < t.size(); ++i) ticks.push_back({t[i], labels[i]});
+    ticks = linear_ticks(t);
     xlo = t.front();
     xhi = t.back();
   }
   if (!(xhi > xlo)) xhi = xlo + 1;
   // Y domain.
-  double ylo = c.y_from_zero ? 0 : std::numeric_limits<double>::infinity(), yhi = -std::numeric_limits<double>::infinity();
+  double ylo = c.y_from_zero && !ylog ? 0 : std::numeric_limits<double>::infinity(), yhi = -std::numeric_limits<double>::infinity();
   for (const auto& s : c.series)
     for (std::size_t i = 0; i < s.y.size(); ++i) {
+      if (!shown(s.y[i])) continue;
       const double e = i < s.err.size() ? s.err[i] : 0;
       // From zero: error bars do not pull the axis below zero (they are clipped there instead);
       // a negative latency or throughput axis would only confuse.
-      ylo = std::min(ylo, c.y_from_zero ? s.y[i] : s.y[i] - e);
+      ylo = std::min(ylo, c.y_from_zero || ylog ? s.y[i] : s.y[i] - e);
       yhi = std::max(yhi, s.y[i] + e);
     }
-  if (!std::isfinite(ylo)) ylo = 0;
-  if (!std::isfinite(yhi) || yhi <= ylo) yhi = ylo + 1;
-  const auto yt = nice_ticks(ylo, yhi, 5);
-  ylo = yt.front();
-  yhi = yt.back();
+  if (c.y_max > 0) yhi = std::max(yhi, c.y_max);
+  std::vector<Tick> yt;
+  if (ylog) {
+    if (!std::isfinite(ylo)) ylo = 1, yhi = 10;
+    yt = log_ticks(ylo, yhi);
+  } else {
+    if (!std::isfinite(ylo)) ylo = 0;
+    if (!std::isfinite(yhi) || yhi <= ylo) yhi = ylo + 1;
+    const auto at = nice_ticks(ylo, yhi, 5);
+    yt = linear_ticks(at);
+    ylo = at.front();
+    yhi = at.back();
+  }
 
-  std::vector<std::string> names;
-  for (const auto& s : c.series) names.push_back(s.name);
-  const Legend lg = legend(names, std::vector<bool>(names.size(), false), f.left, 34, f.width - f.right);
+  std::vector<LegendItem> items;
+  for (std::size_t si = 0; si < c.series.size(); ++si) {
+    const Series& s = c.series[si];
+    items.push_back({s.name, s.color.empty() ? color(si) : std::string_view(s.color), s.dash.empty() ? dash(si) : std::string_view(s.dash)});
+  }
+  const Legend lg = legend(items, f.left, 34, f.width - f.right);
   f.top = 34 + lg.height + 6;
   const bool rot = crowded(ticks, f.x1() - f.x0());
   if (rot) f.bottom = rotated_bottom(ticks);
 
   std::string out = open_svg(c.id, c.title, c.width, c.height) + lg.svg;
   out += y_axis(f, yt, ylo, yhi, c.y_label, c.x_label) + x_ticks(f, ticks, xlo, xhi, rot);
-  auto ty = [&](double y) { return f.y1() - (y - ylo) / (yhi - ylo) * (f.y1() - f.y0()); };
+  auto ty = [&](double y) {
+    const double v = ylog ? std::log10(y) : y;
+    return f.y1() - (v - ylo) / (yhi - ylo) * (f.y1() - f.y0());
+  };
+  auto tx_plain = [&](double x) { return f.x0() + (x_transform(c.x_scale, x) - xlo) / (xhi - xlo) * (f.x1() - f.x0()); };
+  out += marker_lines(f, c.markers, tx_plain);
   bool any_err = false;
   for (const auto& s : c.series) any_err = any_err || !s.err.empty();
   for (std::size_t si = 0; si < c.series.size(); ++si) {
     const Series& s = c.series[si];
-    const auto col = color(si);
+    const std::string_view col = items[si].color;
     // Series with error bars are dodged by a few pixels so that equal values stay distinguishable.
     const double dodge = any_err ? (static_cast<double>(si) - static_cast<double>(c.series.size() - 1) / 2) * 3 : 0;
-    auto tx = [&](double x) {
-      return f.x0() + (x_transform(c.x_scale, x) - xlo) / (xhi - xlo) * (f.x1() - f.x0()) + dodge;
-    };
+    auto tx = [&](double x) { return tx_plain(x) + dodge; };
     std::string pts;
     for (std::size_t i = 0; i < s.x.size() && i < s.y.size(); ++i)
-      pts += (pts.empty() ? "" : " ") + px(tx(s.x[i])) + "," + px(ty(s.y[i]));
+      if (shown(s.y[i])) pts += (pts.empty() ? "" : " ") + px(tx(s.x[i])) + "," + px(ty(s.y[i]));
     out += fmt::format(R"(<g class="series" data-series="{}">)", escape(s.name));
-    out += fmt::format(R"(<polyline fill="none" stroke="{}" stroke-width="2" stroke-linejoin="round" points="{}"/>)", col,
-                       pts);
+    out += fmt::format(R"(<polyline fill="none" stroke="{}" stroke-width="2" stroke-linejoin="round"{} points="{}"/>)", col,
+                       items[si].dash.empty() ? "" : fmt::format(R"( stroke-dasharray="{}")", items[si].dash), pts);
     for (std::size_t i = 0; i < s.x.size() && i < s.y.size(); ++i) {
+      if (!shown(s.y[i])) continue;
       const double e = i < s.err.size() ? s.err[i] : 0;
-      if (e > 0)
+      if (e > 0) {
+        const double low = std::max(s.y[i] - e, ylog ? std::pow(10.0, ylo) : ylo);  // clipped at the axis
         out += fmt::format(R"(<line x1="{}" y1="{}" x2="{}" y2="{}" stroke="{}" stroke-width="1.5"/>)", px(tx(s.x[i])),
-                           px(ty(std::max(s.y[i] - e, ylo))), px(tx(s.x[i])), px(ty(s.y[i] + e)), col);
+                           px(ty(low)), px(tx(s.x[i])), px(ty(s.y[i] + e)), col);
+      }
       if (s.markers)
         out += fmt::format(R"(<circle cx="{}" cy="{}" r="3.5" fill="{}"><title>{}: {}{}</title></circle>)",
                            px(tx(s.x[i])), px(ty(s.y[i])), col, escape(s.name), escape(short_number(s.y[i])),
@@ -348,14 +425,10 @@ std::string render(const BarChart& c) {
   const double ylo = 0;
   yhi = yt.back();
 
-  std::vector<std::string> names;
-  for (const auto& s : c.series) names.push_back(s.name);
-  std::vector<bool> dashed(names.size(), false);
-  if (!c.reference.empty()) {
-    names.push_back(c.reference_name);
-    dashed.push_back(true);
-  }
-  const Legend lg = legend(names, dashed, f.left, 34, f.width - f.right);
+  std::vector<LegendItem> items;
+  for (std::size_t si = 0; si < c.series.size(); ++si) items.push_back({c.series[si].name, color(si), ""});
+  if (!c.reference.empty()) items.push_back({c.reference_name, "#555555", "5 3"});
+  const Legend lg = legend(items, f.left, 34, f.width - f.right);
   f.top = 34 + lg.height + 6;
   std::vector<Tick> ticks;
   for (std::size_t i = 0; i < c.categories.size(); ++i) ticks.push_back({static_cast<double>(i), c.categories[i]});
@@ -364,7 +437,7 @@ std::string render(const BarChart& c) {
 
   std::string out = open_svg(c.id, c.title, c.width, c.height) + lg.svg;
   const double n = static_cast<double>(std::max<std::size_t>(c.categories.size(), 1));
-  out += y_axis(f, yt, ylo, yhi, c.y_label, c.x_label) + x_ticks(f, ticks, -0.5, n - 0.5, rot);
+  out += y_axis(f, linear_ticks(yt), ylo, yhi, c.y_label, c.x_label) + x_ticks(f, ticks, -0.5, n - 0.5, rot);
   auto ty = [&](double y) { return f.y1() - (y - ylo) / (yhi - ylo) * (f.y1() - f.y0()); };
   const double group = (f.x1() - f.x0()) / n;
   const double bar = group * 0.8 / static_cast<double>(std::max<std::size_t>(c.series.size(), 1));

@@ -19,11 +19,24 @@ enum class XScale {
   Category,    // x is an index into LineChart::categories
 };
 
+enum class YScale {
+  Linear,
+  Log,  // log10 of y; points with y <= 0 are left out
+};
+
 struct Series {
   std::string name;
   std::vector<double> x, y;
   std::vector<double> err;  // optional: a ± half width per point, drawn as an error bar
   bool markers = false;     // draw a dot on each point
+  // Line style; empty: by the series' position (color(i), dash(i)).
+  std::string color, dash;
+};
+
+// A vertical dashed line across a line chart at x (an event: a fault, a node joining), labelled.
+struct Marker {
+  double x = 0;
+  std::string label;
 };
 
 struct LineChart {
@@ -34,7 +47,10 @@ struct LineChart {
   std::vector<std::string> categories;  // for XScale::Category
   bool x_ticks_at_data = false;         // one tick per distinct x (sweeps) instead of nice ticks
   bool y_from_zero = true;
+  YScale y_scale = YScale::Linear;
+  double y_max = 0;  // > 0: the y axis reaches at least this (charts that share one scale)
   std::vector<Series> series;
+  std::vector<Marker> markers;  // inside the x axis's range, which grows to include them
   int width = 660, height = 340;
 };
 
@@ -61,8 +77,12 @@ struct BarChart {
 std::string render(const LineChart& c);
 std::string render(const BarChart& c);
 
-// Colour of the i-th series (a colour-blind-safe palette, cycling).
+// Colour of the i-th series (a colour-blind-safe palette of 8, cycling).
 std::string_view color(std::size_t i);
+// Dash pattern of the i-th line series (SVG stroke-dasharray; "" solid): solid for the first 8,
+// then dashed, then dotted, so 24 series differ in colour or pattern (kDistinctSeries).
+std::string_view dash(std::size_t i);
+inline constexpr std::size_t kDistinctSeries = 24;
 // Escapes &, <, >, " and ' for text and attribute values.
 std::string escape(std::string_view s);
 // A short human number for tick labels and tables: 0.25, 12.5, 950, 12.5k, 1.25M.

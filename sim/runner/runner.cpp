@@ -9,6 +9,7 @@
 
 #include <fmt/format.h>
 
+#include "sim/core/error.hpp"
 #include "sim/engine/simulation.hpp"
 #include "sim/metrics/hlog.hpp"
 #include "sim/report/report_json.hpp"
@@ -20,6 +21,7 @@ namespace fs = std::filesystem;
 std::optional<nlohmann::json> existing_report(const std::string& path, const RunJob& job) {
   std::error_code ec;
   if (!fs::is_regular_file(path, ec)) return std::nullopt;
+  if (!job.hlog_path.empty() && !fs::is_regular_file(job.hlog_path, ec)) return std::nullopt;
   std::ifstream in(path);
   std::stringstream ss;
   ss << in.rdbuf();
@@ -98,10 +100,17 @@ BatchResult run_batch(const std::vector<RunJob>& jobs, const BatchOptions& opts)
 
 std::string describe_missing(const std::string& command, const std::vector<RunJob>& jobs, const BatchResult& res,
                              const std::string& dir, const std::function<std::string(std::size_t job)>& label) {
-  std::string s = fmt::format("lbsim {}: interrupted: {} of {} runs missing (finished reports are kept in {}):\n",
-                              command, res.missing, jobs.size(), dir);
+  const std::size_t finished = jobs.size() - res.missing;
+  std::string s = finished > 0 ? fmt::format("lbsim {}: interrupted: {} of {} runs missing (the {} finished {} kept "
+                                             "in {}):\n",
+                                             command, res.missing, jobs.size(), finished,
+                                             finished == 1 ? "report is" : "reports are", dir)
+                               : fmt::format("lbsim {}: interrupted: {} of {} runs missing (none finished; no report "
+                                             "was written):\n",
+                                             command, res.missing, jobs.size());
   for (std::size_t i = 0; i < jobs.size(); ++i)
     if (!res.reports[i]) s += fmt::format("  {} seed {}\n", label(i), jobs[i].seed);
+  if (finished > 0) s += "rerun with --resume to run only the missing ones\n";
   return s;
 }
 
@@ -111,47 +120,47 @@ std::vector<std::uint64_t> replicate_seeds(std::uint64_t first, std::size_t k) {
   return s;
 }
 
-namespace {
-// DIR.latest: a relative symbolic link to the folder the newest run writes (DIR or DIR.N), so the
-// newest results are always at one path. Best effort: a file system without links just has none.
-void point_latest(const std::string& dir, const std::string& target) {
+OutDir choose_out_dir(const std::string& dir, bool numbered, bool force, bool resume, const std::string& command) {
   std::error_code ec;
-  const fs::path link = fs::path(dir).lexically_normal().string() + ".latest";
-  if (fs::is_symlink(link, ec) || !fs::exists(link, ec)) {
-    if (link.has_parent_path()) fs::create_directories(link.parent_path(), ec);
-    fs::remove(link, ec);
-    fs::create_directory_symlink(fs::path(target).lexically_normal().filename(), link, ec);
-  }
-}
-}  // namespace
-
-std::string choose_out_dir(const std::string& dir, bool force, bool resume, std::string& note, bool resumable) {
-  std::error_code ec;
-  const bool busy = fs::exists(dir, ec) && !(fs::is_directory(dir, ec) && fs::is_empty(dir, ec));
-  const std::string latest = fs::path(dir).lexically_normal().string() + ".latest";
-  if (!busy) {
-    point_latest(dir, dir);
-    return dir;
-  }
+  auto busy = [&](const std::string& d) { return fs::exists(d, ec) && !(fs::is_directory(d, ec) && fs::is_empty(d, ec)); };
+  OutDir out;
+  out.dir = dir;
+  if (numbered) out.latest = fs::path(dir).lexically_normal().string() + ".latest";
+  if (!busy(dir)) return out;
   if (force) {
-    note = fmt::format("{} exists: overwriting reports in it (--force)", dir);
-    point_latest(dir, dir);
-    return dir;
+    out.note = fmt::format("{} exists: overwriting reports in it (--force)", dir);
+    return out;
   }
   if (resume) {
-    note = fmt::format("{} exists: resuming, finished runs are kept", dir);
-    point_latest(dir, dir);
-    return dir;
+    // The newest of dir, dir.2, dir.3, ...: where an interrupted numbered run left its reports.
+    if (numbered)
+      for (int i = 2; fs::exists(fmt::format("{}.{}", dir, i), ec); ++i) out.dir = fmt::format("{}.{}", dir, i);
+    out.note = fmt::format("{} exists: resuming, finished runs are kept", out.dir);
+    return out;
   }
+  if (!numbered)
+    throw ConfigError("--out " + dir, fmt::format("already holds files; --resume continues the {} in it, --force "
+                                                  "overwrites its reports; or name another folder",
+                                                  command));
   for (int i = 2;; ++i) {
     const std::string alt = fmt::format("{}.{}", dir, i);
     if (!fs::exists(alt, ec)) {
-      note = fmt::format("{} exists: writing to {} instead (--force overwrites{}); {} points to the newest", dir, alt,
-                         resumable ? ", --resume continues" : "", latest);
-      point_latest(dir, alt);
-      return alt;
+      out.dir = alt;
+      out.note = fmt::format("{} holds files: writing to {} instead (--force overwrites {}, --resume continues the "
+                             "newest folder); {} points to the newest folder with a report",
+                             dir, alt, dir, out.latest);
+      return out;
     }
   }
+}
+
+void mark_latest(const OutDir& out) {
+  if (out.latest.empty()) return;
+  std::error_code ec;
+  const fs::path link = out.latest;
+  if (!fs::is_symlink(link, ec) && fs::exists(link, ec)) return;  // never replace a user's file
+  fs::remove(link, ec);
+  fs::create_directory_symlink(fs::path(out.dir).lexically_normal().filename(), link, ec);
 }
 
 std::string hlog_document(const RunResult& r) {

@@ -47,11 +47,12 @@ struct BatchResult {
 BatchResult run_batch(const std::vector<RunJob>& jobs, const BatchOptions& opts);
 
 // Tells the user which runs an interrupted batch left missing ("<label(i)> seed <s>" each) and
-// where the finished reports are.
+// where the finished reports are (only when there are some: a folder is named only if it exists).
 std::string describe_missing(const std::string& command, const std::vector<RunJob>& jobs, const BatchResult& res,
                              const std::string& dir, const std::function<std::string(std::size_t job)>& label);
 
-// A valid report of this scenario/policy/seed at `path`, or nullopt.
+// A valid report of this scenario/policy/seed at `path`, or nullopt; also nullopt when the job
+// wants an HdrHistogram log (hlog_path) that is not beside it, so that the run is done again.
 std::optional<nlohmann::json> existing_report(const std::string& path, const RunJob& job);
 
 // The seeds of `--seeds K` starting at `first`: first, first + 1, ..., first + K - 1.
@@ -68,10 +69,20 @@ struct RunResult;
 // A run's latency timeline as an HdrHistogram interval log (sim/metrics/hlog.hpp).
 std::string hlog_document(const RunResult& r);
 
-// An output folder for a batch: `dir` itself when it does not exist, is empty, or `force` or
-// `resume` is set; otherwise the first free "dir.N" (N = 2, 3, ...). `note` says what was chosen.
-// "dir.latest" is (re)pointed at the chosen folder, so the newest results have one path.
-std::string choose_out_dir(const std::string& dir, bool force, bool resume, std::string& note,
-                           bool resumable = true);
-
+// Output folders (docs/commands.md, "Output folders"). lbsim writes only inside the folder the user
+// names, and `.latest` only ever points at a folder that holds a report:
+// - Numbered (run: OUT/<scenario>; sweep without --out: results/<scenario>/sweep): a folder that
+//   holds files gets a new sibling "dir.N" (N = 2, 3, ...), unless `force` (write into dir) or
+//   `resume` (continue the newest of dir, dir.2, ...). "dir.latest" is pointed at the chosen folder
+//   by mark_latest(), which the command calls once a report is in it.
+// - Exact (sweep --out DIR): DIR itself; one that holds files is a ConfigError unless `force` or
+//   `resume`. No link and no sibling is made.
+struct OutDir {
+  std::string dir;     // where the reports go
+  std::string latest;  // the link to point at `dir` once a report is in it ("" for none)
+  std::string note;    // what was chosen, for stderr ("" when dir was free)
+};
+OutDir choose_out_dir(const std::string& dir, bool numbered, bool force, bool resume, const std::string& command);
+// Points out.latest (when set) at out.dir. Best effort: a file system without links has none.
+void mark_latest(const OutDir& out);
 }  // namespace lbsim

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <set>
+#include <string_view>
 
 #include <fmt/format.h>
 
@@ -56,6 +57,9 @@ OJ sweep_document(const SweepHeader& h, const std::vector<GridPoint>& points, co
       auto r = it->second.find(name);
       if (r == it->second.end() || r->second.empty()) continue;
       pols[name] = {{"metrics", aggregate_metrics(r->second)}};
+      std::vector<const nlohmann::json*> runs;
+      for (const auto& x : r->second) runs.push_back(&x);
+      if (const std::string scope = imbalance_scope(runs); !scope.empty()) pols[name]["imbalance_scope"] = scope;
     }
     pj["policies"] = pols;
     pts.push_back(std::move(pj));
@@ -64,7 +68,7 @@ OJ sweep_document(const SweepHeader& h, const std::vector<GridPoint>& points, co
 }
 
 OJ merge_sweeps(const std::vector<OJ>& slices) {
-  if (slices.empty()) throw ConfigError("lbsim merge", "no sweep slices given");
+  if (slices.empty()) throw ConfigError("", "no sweep slices given");
   auto strip = [](OJ j) {
     j.erase("points");
     j.erase("shard");
@@ -72,7 +76,7 @@ OJ merge_sweeps(const std::vector<OJ>& slices) {
   };
   const OJ ref = strip(slices.front());
   if (ref.value("schema", std::string()) != kSweepSchema)
-    throw ConfigError("lbsim merge", fmt::format("not a {} document", kSweepSchema));
+    throw ConfigError("slice 1", fmt::format("not a {} document", kSweepSchema));
   std::map<std::size_t, OJ> points;
   for (std::size_t i = 0; i < slices.size(); ++i) {
     if (strip(slices[i]) != ref)
@@ -89,7 +93,7 @@ OJ merge_sweeps(const std::vector<OJ>& slices) {
   for (std::size_t i = 0; i < n; ++i)
     if (!points.count(i)) missing.push_back(fmt::format("p{:03}", i));
   if (!missing.empty())
-    throw ConfigError("lbsim merge", fmt::format("{} grid point(s) missing: {}", missing.size(), fmt::join(missing, ", ")));
+    throw ConfigError("", fmt::format("{} grid point(s) missing: {}", missing.size(), fmt::join(missing, ", ")));
   // Rebuild in the same key order as sweep_document().
   std::vector<OJ> pts;
   for (const auto& [i, p] : points) pts.push_back(p);
@@ -99,9 +103,9 @@ OJ merge_sweeps(const std::vector<OJ>& slices) {
 namespace {
 // A table cell in plain notation: thousands grouped ("29,930", not "2.993e+04"), decimals by
 // magnitude; a confidence interval takes the decimals of its mean ("29,930 ± 98").
-std::string table_number(double v, double like = NAN) {
+std::string table_number(double v, double like = NAN, int fixed = -1) {
   const double a = std::fabs(std::isnan(like) ? v : like);
-  const int decimals = a >= 1000 ? 0 : a >= 10 ? 1 : a >= 1 ? 2 : 3;
+  const int decimals = fixed >= 0 ? fixed : a >= 1000 ? 0 : a >= 10 ? 1 : a >= 1 ? 2 : 3;
   std::string s = fmt::format("{:.{}f}", v, decimals);
   const std::size_t dot = s.find('.');
   const std::size_t int_end = dot == std::string::npos ? s.size() : dot;
@@ -117,36 +121,65 @@ std::string sweep_table(const nlohmann::json& sweep) {
     const char* id;
     const char* label;
     double scale;
+    bool zero_is_none = false;  // 0 means the figure does not apply: "-", and no table when all are
+    int decimals = -1;          // fixed decimals (-1: by magnitude)
   };
   const M metrics[] = {{"throughput_ops_s", "throughput (op/s)", 1},
                        {"latency_ms.p99", "latency p99 (ms)", 1},
                        {"errors.total", "errors", 1},
-                       {"imbalance.coordinator.max_over_mean", "coordinator max/mean", 1},
+                       // Near 1, where two decimals would show 1.005 and 1.000 alike.
+                       {"imbalance.coordinator.max_over_mean", "coordinator max/mean", 1, false, 3},
                        {"client.cpu_utilization", "client CPU (%)", 100},
-                       {"client.shared_rng_cpu_fraction", "shared generator (% of client CPU)", 100}};
+                       // Only policies drawing from a shared generator spend time on it.
+                       {"client.shared_rng_cpu_fraction", "shared generator (% of client CPU)", 100, true}};
   const auto policies = sweep["policies"].get<std::vector<std::string>>();
+  // The imbalance rows are the reports' headline (the DCs that coordinate): named with several DCs.
+  const std::string scope = imbalance_label_suffix(sweep_imbalance_scopes(sweep));
   std::string out;
-  auto point_label = [](const nlohmann::json& pt) {
+  auto text = [](const nlohmann::json& v) { return v.is_string() ? v.get<std::string>() : v.dump(); };
+  // An axis with one value is the same in every point: said once above the tables, not in each label.
+  std::set<std::string> fixed;
+  std::string fixed_line;
+  if (sweep.contains("grid"))
+    for (const auto& a : sweep["grid"])
+      if (a["values"].size() == 1) {
+        fixed.insert(a["path"].get<std::string>());
+        // The value as the points hold it (a JSON value when it parses, else the bare string).
+        const auto& first = sweep["points"].empty() ? a["values"][0] : sweep["points"][0]["values"][a["path"].get<std::string>()];
+        fixed_line += fmt::format("{}{}={}", fixed_line.empty() ? "" : " ", a["path"].get<std::string>(), text(first));
+      }
+  if (!fixed_line.empty()) out += "every point: " + fixed_line + "\n";
+  auto point_label = [&](const nlohmann::json& pt) {
     std::string label;
-    for (const auto& [k, v] : pt["values"].items()) label += (label.empty() ? "" : " ") + k + "=" + (v.is_string() ? v.get<std::string>() : v.dump());
-    return label;
+    for (const auto& [k, v] : pt["values"].items())
+      if (!fixed.count(k)) label += (label.empty() ? "" : " ") + k + "=" + text(v);
+    return label.empty() ? pt.value("id", std::string("p000")) : label;
   };
   std::size_t lw = 28;
   for (const auto& pt : sweep["points"]) lw = std::max(lw, point_label(pt).size() + 1);
+  auto applies = [&](const M& m, const nlohmann::json& pt, const std::string& p) {
+    if (!pt["policies"].contains(p) || !pt["policies"][p]["metrics"].contains(m.id)) return false;
+    return !m.zero_is_none || pt["policies"][p]["metrics"][m.id]["mean"].get<double>() != 0;
+  };
   for (const auto& m : metrics) {
-    out += fmt::format("\n{}\n{:<{}}", m.label, "point", lw);
+    bool any = false;
+    for (const auto& pt : sweep["points"])
+      for (const auto& p : policies) any = any || applies(m, pt, p);
+    if (m.zero_is_none && !any) continue;
+    out += fmt::format("\n{}{}\n{:<{}}", m.label, std::string_view(m.id).starts_with("imbalance.") ? scope : "", "point", lw);
     for (const auto& p : policies) out += fmt::format(" {:>22}", p);
     out += "\n";
     for (const auto& pt : sweep["points"]) {
       out += fmt::format("{:<{}}", point_label(pt), lw);
       for (const auto& p : policies) {
         std::string cell = "-";
-        if (pt["policies"].contains(p) && pt["policies"][p]["metrics"].contains(m.id)) {
+        if (applies(m, pt, p)) {
           const auto& a = pt["policies"][p]["metrics"][m.id];
           const double mean = a["mean"].get<double>() * m.scale;
           double ci = a["ci95"].get<double>() * m.scale;
           if (ci < 1e-9 * std::fabs(mean)) ci = 0;  // rounding noise of identical samples
-          cell = a["n"].get<std::size_t>() > 1 ? table_number(mean) + " ± " + table_number(ci, mean) : table_number(mean);
+          cell = table_number(mean, NAN, m.decimals);
+          if (a["n"].get<std::size_t>() > 1) cell += " ± " + table_number(ci, mean, m.decimals);
         }
         out += fmt::format(" {:>22}", cell);
       }

@@ -110,8 +110,9 @@ def main(argv):
     mc, mspec, mscript = container_script(merge)
     mwords = shlex.split(mscript)
     check(mwords[:3] == ["exec", "lbsim", "merge"], f"the merge Job must exec lbsim merge: {mscript}")
-    check(out in mwords[3:] and "-o" in mwords and mwords[mwords.index("-o") + 1].startswith(out.rstrip("/") + "/"),
-          f"the merge must read {out!r} and write into it: {mscript}")
+    oflag = "--out" if "--out" in mwords else "-o"
+    check(out in mwords[3:] and oflag in mwords and mwords[mwords.index(oflag) + 1].startswith(out.rstrip("/") + "/"),
+          f"the merge must read {out!r} and write into it (--out FILE): {mscript}")
     check(claim_mounts(mc, mspec).get(mount) == claim, f"the merge Job must mount the claim {claim!r} at {mount!r}")
     if FAILURES or not lbsim:
         return report()

@@ -28,7 +28,7 @@ n=4
 # The recipe: 4 slices on 2 job slots (one simulation thread each), then the merge.
 parallel --will-cite --halt now,fail=1 -j 2 "$lbsim" sweep "${grid[@]}" --shard {}/$n --out "$work/sh" --jobs 1 --quiet \
   ::: $(seq 1 $n) >/dev/null || fail "a parallel slice failed"
-"$lbsim" merge "$work/sh" -o "$work/sh/sweep.json" >/dev/null || fail "lbsim merge failed"
+"$lbsim" merge "$work/sh" --out "$work/sh/sweep.json" >/dev/null || fail "lbsim merge failed"
 "$lbsim" sweep "${grid[@]}" --out "$work/one" --jobs 2 --quiet >/dev/null || fail "the local sweep failed"
 cmp "$work/sh/sweep.json" "$work/one/sweep.json" || fail "merged parallel slices differ from the local sweep.json"
 echo "parallel_test: $n slices through GNU parallel + lbsim merge == local sweep.json (cmp)"
@@ -40,12 +40,12 @@ summaries="$(parallel --will-cite -j 2 "$lbsim" sweep "${grid[@]}" --shard {}/$n
 
 # Refusals, exit 2 and no output: a missing slice, and a slice of a different grid.
 rc1=0 rc2=0
-"$lbsim" merge "$work/sh/sweep.shard-1-of-$n.json" "$work/sh/sweep.shard-2-of-$n.json" -o "$work/partial.json" \
+"$lbsim" merge "$work/sh/sweep.shard-1-of-$n.json" "$work/sh/sweep.shard-2-of-$n.json" --out "$work/partial.json" \
   2>"$work/err1" || rc1=$?
 "$lbsim" sweep configs/default.json --set client.threads=4,16,64,128,256,999 --set workload.ops=8000 \
   --set workload.warmup_ops=500 --seeds 2 --shard 4/$n --out "$work/other" --jobs 2 --quiet >/dev/null
 "$lbsim" merge "$work/sh/sweep.shard-1-of-$n.json" "$work/sh/sweep.shard-2-of-$n.json" \
-  "$work/sh/sweep.shard-3-of-$n.json" "$work/other/sweep.shard-4-of-$n.json" -o "$work/mixed.json" \
+  "$work/sh/sweep.shard-3-of-$n.json" "$work/other/sweep.shard-4-of-$n.json" --out "$work/mixed.json" \
   2>"$work/err2" || rc2=$?
 [ $rc1 = 2 ] && grep -q "grid point(s) missing" "$work/err1" || fail "merge of 2 of $n slices: exit $rc1, $(cat "$work/err1")"
 [ $rc2 = 2 ] && grep -q "comes from a different sweep" "$work/err2" || fail "merge of mixed grids: exit $rc2, $(cat "$work/err2")"
