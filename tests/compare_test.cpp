@@ -150,7 +150,20 @@ TEST(Compare, ScenarioOrderReadWriteSplitZeroBaselinesAndTheVerdictWarning) {
   ASSERT_EQ(c.warnings.size(), 1u);
   EXPECT_NE(c.warnings[0].find("throughput differs by 20%"), std::string::npos) << c.warnings[0];
   EXPECT_NE(c.warnings[0].find("client.rate_ops_s"), std::string::npos);
-  EXPECT_EQ(throughput_warning({"x", "y"}, {1000, 1040}), "");  // within 5 %
+  PolicyLoad x{.name = "x", .throughput = 1000, .window_s = 1, .loop = "closed"}, y = x;
+  y.name = "y";
+  y.throughput = 1040;
+  EXPECT_TRUE(comparability_warnings({x, y}).empty());  // within 5 %
+  // A closed loop with failures: both causes, the errors by kind.
+  y.throughput = 1200;
+  x.errors[static_cast<std::size_t>(ErrorKind::ClientTimeout)] = 30;
+  const auto both = comparability_warnings({x, y});
+  ASSERT_EQ(both.size(), 1u);
+  EXPECT_NE(both[0].find("operations failed in the measurement window (x: client_timeout 30; y: none); and in a closed "
+                         "loop each policy runs at its own load"),
+            std::string::npos)
+      << both[0];
+  EXPECT_NE(both[0].find("(client_timeout: no answer within timeouts.client_ms)"), std::string::npos) << both[0];
   // Without reads the split is left out.
   const Comparison w = compare_reports({report("p", 1, 1, 1)}, CompareOptions{});
   EXPECT_EQ(w.metrics.size(), compare_metrics().size());

@@ -105,8 +105,9 @@ TEST(ModelVsSim, TraceWeightsFollowTheShardOfEachRecord) {
     std::ofstream out(trace);
     for (int i = 0; i < 200; ++i) out << i * 10 << (i % 4 == 0 ? ",write," : ",read,") << "00ff\n";
   }
+  // The trace's own arrivals (an open-loop trace), so default.json's open loop gives way to threads.
   const Scenario sc = load_scenario(std::string(LBSIM_SOURCE_DIR) + "/configs/default.json",
-                                    {"workload={\"trace\": {\"file\": \"" + trace + "\"}}"});
+                                    {"client.threads=200", "workload={\"trace\": {\"file\": \"" + trace + "\"}}"});
   ASSERT_EQ(sc.nodes.discipline, Discipline::PerShard);
   ASSERT_EQ(sc.nodes.shards, 4u);
   const std::vector<std::uint8_t> key{0x00, 0xff};

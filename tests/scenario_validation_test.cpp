@@ -230,6 +230,30 @@ TEST(ScenarioValidation, SetCreatesMissingObjectsAndBlamesItselfForTypos) {
   EXPECT_EQ(d["client"]["dc"], "dc1");
 }
 
+// Issue 34: configs/default.json became an open loop, and `--set client.threads=N` (sweeps, docs,
+// benchmarks) must still mean a closed loop of N threads, not "give threads or rate_ops_s".
+TEST(ScenarioValidation, SettingOneLoopsKeyReplacesTheOtherLoop) {
+  const std::string file = std::string(LBSIM_SOURCE_DIR) + "/configs/default.json";
+  const Scenario open = load_scenario(file);
+  ASSERT_EQ(open.client.mode, LoadMode::Open);
+  const Scenario closed = load_scenario(file, {"client.threads=64"});
+  EXPECT_EQ(closed.client.mode, LoadMode::Closed);
+  EXPECT_EQ(closed.client.threads, 64u);
+  EXPECT_FALSE(closed.doc["client"].contains("rate_ops_s"));
+  Json d = testing::cluster_doc();  // closed loop
+  d["client"]["think"] = 100;
+  apply_sets(d, {"client.rate_ops_s=5000", "client.arrivals=constant"});
+  EXPECT_EQ(d["client"], Json({{"dc", "dc1"}, {"cores", 4}, {"rate_ops_s", 5000}, {"arrivals", "constant"}}));
+  // Both loops' keys set: validation names the conflict.
+  try {
+    (void)load_scenario(file, {"client.threads=8", "client.rate_ops_s=10"});
+    ADD_FAILURE();
+  } catch (const ConfigError& e) {
+    EXPECT_NE(std::string(e.what()).find("give either \"threads\" (closed loop) or \"rate_ops_s\""), std::string::npos)
+        << e.what();
+  }
+}
+
 TEST(ScenarioValidation, FileErrorsNameTheFile) {
   try {
     (void)load_scenario("/nonexistent/scenario.json");

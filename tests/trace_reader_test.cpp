@@ -214,13 +214,14 @@ TEST(TraceReader, ScenarioKeepsASummaryAndNamesTheFirstRecordWithAnUnservableLev
   // record was checked in order (though reads' levels are looked at before writes').
   const std::string file = trd::temp_file("trace_reader_cl.csv", "0,write,00,ANY\n1,read,01,ONE\n2,write,02,ONE\n"
                                                                  "3,write,03,SERIAL\n4,read,04,ANY\n5,read,05,ANY\n");
+  // An open-loop trace brings its own arrivals: default.json's open loop gives way to threads.
   const std::string scenario = std::string(LBSIM_SOURCE_DIR) + "/configs/default.json";
-  const std::string msg =
-      trd::error_of([&] { load_scenario(scenario, {"workload={\"trace\": {\"file\": \"" + file + "\"}}"}); });
+  const std::string msg = trd::error_of(
+      [&] { load_scenario(scenario, {"client.threads=200", "workload={\"trace\": {\"file\": \"" + file + "\"}}"}); });
   EXPECT_NE(msg.find(file + " record 4: SERIAL is the serial consistency"), std::string::npos) << msg;
 
   const std::string ok = trd::temp_file("trace_reader_ok.csv", "0,write,00,ANY\n1,read,01,ONE\n2,read,02\n3,write,0203\n");
-  const Scenario sc = load_scenario(scenario, {"workload={\"trace\": {\"file\": \"" + ok + "\"}}"});
+  const Scenario sc = load_scenario(scenario, {"client.threads=200", "workload={\"trace\": {\"file\": \"" + ok + "\"}}"});
   ASSERT_TRUE(sc.workload.trace);
   EXPECT_EQ(sc.workload.trace->records, 4u);
   EXPECT_EQ(sc.workload.trace->reads, 2u);
@@ -232,7 +233,7 @@ TEST(TraceReader, ScenarioKeepsASummaryAndNamesTheFirstRecordWithAnUnservableLev
 TEST(TraceReader, RunsRefuseATraceChangedSinceTheLoad) {
   const std::string file = trd::temp_file("trace_reader_changes.csv", "0,read,00\n10,write,01\n20,read,02\n");
   const Scenario sc = load_scenario(std::string(LBSIM_SOURCE_DIR) + "/configs/default.json",
-                                    {"workload={\"trace\": {\"file\": \"" + file + "\"}}"});
+                                    {"client.threads=200", "workload={\"trace\": {\"file\": \"" + file + "\"}}"});
   EXPECT_EQ(testing::run_first(sc).measured_ops() + testing::run_first(sc).warmup_ops, 3u);
   trd::temp_file("trace_reader_changes.csv", "0,read,00\n10,write,01\n20,read,02\n30,read,03\n");
   EXPECT_NE(trd::error_of([&] { testing::run_first(sc); }).find("changed since the scenario was loaded"), std::string::npos);

@@ -81,7 +81,7 @@ jsonin::Json scenario_around(const std::string& base, const fs::path& out, const
       doc["workload"]["trace"]["file"].is_string())
     doc["workload"]["trace"]["file"] = rebased(doc["workload"]["trace"]["file"].get<std::string>(), base_dir, out.parent_path());
   doc["cluster"]["topology_file"] = topology_beside(out).filename().string();
-  for (const auto& s : sets) apply_set(doc, s);
+  apply_sets(doc, sets);
   return doc;
 }
 

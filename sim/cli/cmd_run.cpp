@@ -9,7 +9,8 @@
 // DIR/<scenario>/<policy>.aggregate.json, and a comparison table with 95% CIs and Welch tests.
 // An existing DIR/<scenario> is not overwritten silently: --force, or a new numbered folder.
 // Ctrl-C stops cleanly: finished reports are kept and the missing runs are listed (exit 130);
-// --resume then keeps them and runs only the missing ones.
+// --resume then keeps them and runs only the missing ones. A run that completed no operation
+// successfully is named after the output, and the exit code is 1.
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -57,6 +58,21 @@ std::vector<const PolicyEntry*> chosen_policies(const Scenario& sc, const po::va
   return chosen;
 }
 
+// Runs (policy, or policy and seed) that completed no operation in the measurement window: their
+// figures are all zero and answer nothing. After the output, `run` names them and exits 1.
+int refuse_empty_runs(const std::vector<PolicyLoad>& runs, const std::string& dir) {
+  std::vector<std::string> empty;
+  for (const PolicyLoad& p : runs)
+    if (p.throughput <= 0) empty.push_back(fmt::format("{} (failed: {})", p.name, error_counts(p)));
+  if (empty.empty()) return 0;
+  fmt::print(stderr,
+             "lbsim run: error: no operation completed successfully in the measurement window: {}; a table of zeros "
+             "answers nothing: check the scenario's consistency levels, faults, timeouts and warm-up (the reports in "
+             "{} give the errors)\n",
+             fmt::join(empty, ", "), dir);
+  return 1;
+}
+
 int run_replicates(const Scenario& sc, const std::vector<const PolicyEntry*>& chosen, std::uint64_t first_seed,
                    std::size_t k, const OutDir& out, unsigned threads, bool json, bool hlog, bool resume,
                    const std::atomic<bool>& interrupted) {
@@ -95,7 +111,11 @@ int run_replicates(const Scenario& sc, const std::vector<const PolicyEntry*>& ch
   const Comparison c = compare_reports(all, CompareOptions{});
   std::cout << render_comparison(c, json ? CompareFormat::Json : CompareFormat::Text);
   if (!json) fmt::print("\nreports: {}/seeds/<policy>/seed-<s>.json, aggregates: {}/<policy>.aggregate.json\n", dir, dir);
-  return 0;
+  std::cout.flush();
+  std::vector<PolicyLoad> runs;
+  for (const auto& r : all)
+    runs.push_back(policy_load(fmt::format("{} seed {}", r["policy"].value("name", "?"), r.value("seed", 0)), {&r}));
+  return refuse_empty_runs(runs, dir);
 }
 
 // A report file as written (key order kept), for `--json` output of a resumed run.
@@ -193,7 +213,6 @@ int run_run(const std::vector<std::string>& args) {
   const bool tty = isatty(fileno(stderr)) != 0 && !json;
   std::vector<RunResult> results;       // the runs made now
   std::vector<nlohmann::json> reports;  // every chosen policy's report, made now or kept (--resume)
-  std::vector<double> tput;
   std::size_t reused = 0;
   bool marked = false;
   auto mark = [&] {  // once a report is in the folder
@@ -210,7 +229,6 @@ int run_run(const std::vector<std::string>& args) {
         mark();
         if (json) all.push_back(read_report(path));
         else if (!quiet) fmt::print("== {} / {} (seed {}) ==\nkept from the earlier run: {}\n\n", sc.name, e->name, seed, path);
-        tput.push_back(old->value("throughput_ops_s", 0.0));
         reports.push_back(std::move(*old));
         continue;
       }
@@ -258,24 +276,29 @@ int run_run(const std::vector<std::string>& args) {
       std::cout << "\n";
     }
     std::cout.flush();
-    tput.push_back(r.throughput());
     reports.push_back(nlohmann::json::parse(doc.dump()));
     results.push_back(std::move(r));
   }
-  // Verdict warnings (stderr, every output mode): latencies of policies that ran at different
-  // loads, or near saturation, are not comparable.
-  std::vector<std::string> names;
-  for (const PolicyEntry* e : chosen) names.push_back(e->name);
-  if (const std::string w = throughput_warning(names, tput); !w.empty()) fmt::print(stderr, "lbsim run: warning: {}\n", w);
+  // Verdict warnings (stderr, every output mode): latencies of policies whose throughputs differ
+  // (failed operations, a closed loop's own loads, an open loop's backlog), or near saturation,
+  // are not comparable.
+  std::vector<PolicyLoad> loads;
+  for (std::size_t i = 0; i < chosen.size(); ++i) loads.push_back(policy_load(chosen[i]->name, {&reports[i]}));
+  for (const auto& w : comparability_warnings(loads)) fmt::print(stderr, "lbsim run: warning: {}\n", w);
   for (std::size_t i = 0; i < chosen.size(); ++i) {
     const auto idx = static_cast<std::size_t>(chosen[i] - sc.policies.data());
     const LoadModel& m = model_of().policies[idx].model;
-    if (m.modelled && m.saturation_ops_s > 0 && std::isfinite(m.saturation_ops_s) && tput[i] > 0.9 * m.saturation_ops_s)
+    const double tput = loads[i].throughput;
+    if (m.modelled && m.saturation_ops_s > 0 && std::isfinite(m.saturation_ops_s) && tput > 0.9 * m.saturation_ops_s)
       fmt::print(stderr,
                  "lbsim run: warning: {} runs at {:.0f}% of the model's saturation bound ({:.0f} op/s): its latencies "
-                 "are dominated by queueing and change steeply with load; compare policies at a lower open-loop "
-                 "rate (client.rate_ops_s)\n",
-                 names[i], 100 * tput[i] / m.saturation_ops_s, m.saturation_ops_s);
+                 "are dominated by queueing and change steeply with load; {}\n",
+                 chosen[i]->name, 100 * tput / m.saturation_ops_s, m.saturation_ops_s,
+                 sc.client.mode == LoadMode::Open
+                     ? fmt::format("compare policies at a lower client.rate_ops_s (now {:.0f} op/s)", sc.client.rate)
+                     : fmt::format("compare policies in an open loop well below the bound (client.rate_ops_s, e.g. "
+                                   "{:.0f} op/s: 70%)",
+                                   0.7 * m.saturation_ops_s));
   }
   if (json) {
     std::cout << all.dump(1) << "\n";
@@ -291,7 +314,8 @@ int run_run(const std::vector<std::string>& args) {
     std::cout << render_comparison(compare_reports(reports, CompareOptions{}), CompareFormat::Text);
     fmt::print("\nreports: {}/<policy>.json\n", dir);
   }
-  return 0;
+  std::cout.flush();
+  return refuse_empty_runs(loads, dir);
 }
 
 }  // namespace

@@ -1,5 +1,6 @@
 // lbsim: entry point. Dispatches to the registered commands and maps errors to exit codes:
-// 0 success, 1 output/system failure, 2 bad input (with the JSON path or option named).
+// 0 success, 1 output/system failure (and `run` when a run completed no operation successfully),
+// 2 bad input (with the JSON path or option named).
 #include <algorithm>
 #include <cstdio>
 #include <exception>
@@ -29,14 +30,16 @@ constexpr const char* kConventions =
     "                   a numbered folder beside the old one and sweep refuses)\n"
     "  --resume         run, sweep: keep the finished reports found in the output folder, run the rest\n"
     "  --set PATH=V     patch the scenario or topology file before validation (V is JSON or a bare\n"
-    "                   string; PATH=null removes the key); repeatable\n"
+    "                   string; PATH=null removes the key); repeatable; client.threads replaces an open\n"
+    "                   loop, client.rate_ops_s a closed one\n"
     "  --json           print JSON instead of text\n"
     "  -j, --jobs N     simulations run in parallel (results do not depend on it)\n"
     "  old spellings (report --output, report/compare --force for --mix-scenarios) still work, with a\n"
     "  note on stderr\n\n"
-    "exit codes: 0 success; 1 output or system failure; 2 bad input (the message names the file, the JSON\n"
-    "path and the allowed values; nothing is written); 130 interrupted by Ctrl-C or SIGTERM (finished\n"
-    "reports are kept and the missing runs listed; run and sweep --resume continue)\n";
+    "exit codes: 0 success; 1 output or system failure, or a run that completed no operation successfully\n"
+    "(its output and reports are kept); 2 bad input (the message names the file, the JSON path and the\n"
+    "allowed values; nothing is written); 130 interrupted by Ctrl-C or SIGTERM (finished reports are kept\n"
+    "and the missing runs listed; run and sweep --resume continue)\n";
 
 void print_help() {
   std::cout << "lbsim: a discrete-event simulator of Cassandra/ScyllaDB driver load-balancing policies\n\n"

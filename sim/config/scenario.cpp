@@ -43,9 +43,61 @@ void check_local_dcs(const Json& j, const std::string& path, const Topology& top
   }
 }
 
-void check_cl(ConsistencyLevel cl, bool read, const std::string& path, const Scenario& sc, bool lwt = false) {
+// Why the keyspace and topology can never meet `cl` (every request would be Unavailable with every
+// node up), or "" when they can. The counts are those of sim/cluster/coordination.hpp: QUORUM and
+// ALL over the configured RFs, LOCAL_* in the client's DC (where DC-aware policies coordinate),
+// EACH_QUORUM in every DC of the replication map.
+std::string cl_problem(ConsistencyLevel cl, const Scenario& sc) {
   const Topology& topo = sc.topology();
   const Replication& repl = sc.ring->replication();
+  const std::string name(to_string(cl));
+  const std::size_t replicas = sc.ring->replicas_per_range();
+  auto need_total = [&](std::size_t need) -> std::string {
+    if (need <= replicas) return "";
+    return fmt::format("{} needs {} replica{} but every range has {} ({}): every request would be Unavailable", name,
+                       need, need == 1 ? "" : "s", replicas, repl.describe());
+  };
+  int total_rf = repl.kind == StrategyKind::Simple ? repl.simple_rf : 0;
+  if (repl.kind == StrategyKind::NetworkTopology)
+    for (const auto& [dc, rf] : repl.dc_rf) total_rf += rf;
+  switch (cl) {
+    case ConsistencyLevel::Any:
+    case ConsistencyLevel::One: return need_total(1);
+    case ConsistencyLevel::Two: return need_total(2);
+    case ConsistencyLevel::Three: return need_total(3);
+    case ConsistencyLevel::Quorum:
+    case ConsistencyLevel::Serial: return need_total(static_cast<std::size_t>(total_rf / 2 + 1));
+    case ConsistencyLevel::All: return need_total(static_cast<std::size_t>(total_rf));
+    default: break;
+  }
+  if (is_dc_local(cl)) {
+    const std::string& dc = sc.client.dc;
+    const int rf = repl.kind == StrategyKind::Simple ? repl.simple_rf : repl.rf_for_dc(dc);
+    if (rf <= 0)
+      return fmt::format("{} needs replicas in the client's datacenter '{}', but the keyspace has none there ({})", name,
+                         dc, repl.describe());
+    const std::uint32_t nodes = topo.dc_node_count[sc.client.dc_index];
+    if (cl != ConsistencyLevel::LocalOne && static_cast<std::uint32_t>(rf / 2 + 1) > nodes)
+      return fmt::format("{} needs {} replicas in '{}', which has {} node{} ({})", name, rf / 2 + 1, dc, nodes,
+                         nodes == 1 ? "" : "s", repl.describe());
+    return "";
+  }
+  if (cl == ConsistencyLevel::EachQuorum) {
+    if (repl.kind != StrategyKind::NetworkTopology) return "EACH_QUORUM needs NetworkTopologyStrategy";
+    // Every DC of the replication map, as Cassandra's ReplicaPlans counts them: one without nodes
+    // can give no quorum.
+    for (const auto& [dc, rf] : repl.dc_rf) {
+      const auto d = topo.dc_index(dc);
+      const std::uint32_t nodes = d ? topo.dc_node_count[*d] : 0;
+      if (rf > 0 && static_cast<std::uint32_t>(rf / 2 + 1) > nodes)
+        return fmt::format("EACH_QUORUM needs {} replicas in '{}', which has {} node{} ({})", rf / 2 + 1, dc,
+                           nodes == 0 ? "no" : std::to_string(nodes), nodes == 1 ? "" : "s", repl.describe());
+    }
+  }
+  return "";
+}
+
+void check_cl(ConsistencyLevel cl, bool read, const std::string& path, const Scenario& sc, bool lwt = false) {
   const std::string name(to_string(cl));
   const bool serial = cl == ConsistencyLevel::Serial || cl == ConsistencyLevel::LocalSerial;
   if (serial && !lwt)
@@ -53,39 +105,20 @@ void check_cl(ConsistencyLevel cl, bool read, const std::string& path, const Sce
                               "with workload.consistency.lwt; valid here: ONE, TWO, THREE, QUORUM, ALL, LOCAL_ONE, "
                               "LOCAL_QUORUM, EACH_QUORUM (and ANY for writes)");
   if (cl == ConsistencyLevel::Any && read) jsonin::fail(path, "ANY is for writes only (Cassandra rejects ANY reads)");
-  const std::size_t replicas = sc.ring->replicas_per_range();
-  auto need_total = [&](std::size_t need) {
-    if (need > replicas)
-      jsonin::fail(path, fmt::format("{} needs {} replicas but every range has {} ({}): every request would be "
-                                     "Unavailable",
-                                     name, need, replicas, repl.describe()));
-  };
-  int total_rf = repl.kind == StrategyKind::Simple ? repl.simple_rf : 0;
-  if (repl.kind == StrategyKind::NetworkTopology)
-    for (const auto& [dc, rf] : repl.dc_rf) total_rf += rf;
-  switch (cl) {
-    case ConsistencyLevel::Two: need_total(2); break;
-    case ConsistencyLevel::Three: need_total(3); break;
-    case ConsistencyLevel::Quorum:
-    case ConsistencyLevel::Serial: need_total(static_cast<std::size_t>(total_rf / 2 + 1)); break;
-    case ConsistencyLevel::All: need_total(static_cast<std::size_t>(total_rf)); break;
-    default: break;
+  const std::string why = cl_problem(cl, sc);
+  if (why.empty()) return;
+  // What this keyspace and topology do allow, for this kind of operation.
+  std::vector<std::string> allowed;
+  for (std::size_t c = 0; c < kConsistencyLevelCount; ++c) {
+    const auto other = static_cast<ConsistencyLevel>(c);
+    const bool other_serial = other == ConsistencyLevel::Serial || other == ConsistencyLevel::LocalSerial;
+    if (other_serial != lwt || (read && other == ConsistencyLevel::Any)) continue;
+    if (cl_problem(other, sc).empty()) allowed.emplace_back(to_string(other));
   }
-  if (is_dc_local(cl)) {
-    const std::string& dc = sc.client.dc;
-    const int rf = repl.kind == StrategyKind::Simple ? repl.simple_rf : repl.rf_for_dc(dc);
-    if (rf <= 0)
-      jsonin::fail(path, fmt::format("{} needs replicas in the client's datacenter '{}', but the keyspace has "
-                                     "none there ({})",
-                                     name, dc, repl.describe()));
-    if (repl.kind == StrategyKind::NetworkTopology &&
-        (cl == ConsistencyLevel::LocalQuorum || cl == ConsistencyLevel::LocalSerial) &&
-        static_cast<std::uint32_t>(rf / 2 + 1) > topo.dc_node_count[sc.client.dc_index])
-      jsonin::fail(path, fmt::format("{} needs {} replicas in '{}', which has {} nodes", name, rf / 2 + 1, dc,
-                                     topo.dc_node_count[sc.client.dc_index]));
-  }
-  if (cl == ConsistencyLevel::EachQuorum && repl.kind != StrategyKind::NetworkTopology)
-    jsonin::fail(path, "EACH_QUORUM needs NetworkTopologyStrategy");
+  const char* what = lwt ? "lightweight transactions" : (read ? "reads" : "writes");
+  jsonin::fail(path, allowed.empty()
+                         ? fmt::format("{}; this keyspace and topology meet no consistency level for {}", why, what)
+                         : fmt::format("{}; for {} this keyspace and topology allow: {}", why, what, jsonin::join(allowed)));
 }
 
 // The initial tablet map of a tablet keyspace (initial_tablet_map, on the members' shards).
@@ -328,6 +361,21 @@ ConfigError blame_set(const ConfigError& e, const std::vector<std::string>& sets
   return ConfigError(file + ":" + e.path(), message);
 }
 
+void apply_sets(Json& doc, const std::vector<std::string>& sets) {
+  for (const auto& s : sets) apply_set(doc, s);
+  // A --set of one loop's key replaces the other loop of the scenario (scenario.hpp).
+  std::set<std::string> written;  // keys given a value (PATH=null removes one: it picks no loop)
+  for (const auto& s : sets)
+    if (s.substr(s.find('=') + 1) != "null") written.insert(set_pointer(s));
+  const bool threads = written.count("/client/threads") > 0, rate = written.count("/client/rate_ops_s") > 0;
+  if (threads == rate || !doc.contains("client") || !doc["client"].is_object()) return;
+  Json& client = doc["client"];
+  const std::vector<std::string> other = threads ? std::vector<std::string>{"rate_ops_s", "arrivals", "max_in_flight"}
+                                                 : std::vector<std::string>{"threads", "think"};
+  for (const auto& k : other)
+    if (!written.count("/client/" + k)) client.erase(k);
+}
+
 Scenario load_scenario(const std::string& file, const std::vector<std::string>& sets) {
   Json doc = load_json_or_import_hint(file);
   if (!doc.is_object()) throw ConfigError(file, std::string("expected a JSON object, got ") + jsonin::type_name(doc));
@@ -338,7 +386,7 @@ Scenario load_scenario(const std::string& file, const std::vector<std::string>& 
                             " --scenario BASE.json --out my.json (BASE.json gives the workload and policies, e.g. "
                             "configs/first-answer.json), or name it in a scenario's \"cluster\": "
                             "{\"topology_file\": ...}");
-  for (const auto& s : sets) apply_set(doc, s);
+  apply_sets(doc, sets);
   const std::string dir = std::filesystem::path(file).parent_path().string();
   try {
     return scenario_from_json(std::move(doc), file, dir.empty() ? "." : dir);

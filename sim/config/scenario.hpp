@@ -87,6 +87,13 @@ Scenario scenario_from_json(jsonin::Json doc, const std::string& file, const std
 // must exist. Throws ConfigError naming the assignment.
 void apply_set(jsonin::Json& doc, const std::string& assignment);
 
+// Every assignment in order (apply_set), then one rule: a --set of one loop's key replaces the
+// scenario's other loop. `client.threads` on an open-loop scenario drops its rate_ops_s (and
+// arrivals, max_in_flight); `client.rate_ops_s` on a closed-loop one drops threads (and think). So
+// `--set client.threads=64` is a closed loop of 64 threads whichever loop the file has. Keys an
+// assignment wrote itself are kept (validation then names the conflict); PATH=null picks no loop.
+void apply_sets(jsonin::Json& doc, const std::vector<std::string>& sets);
+
 // A ConfigError of a document patched by `sets` (apply_set) and read from `file`: an error inside
 // what a --set wrote is blamed on that --set ("--set PATH=V: /path: ..."), one at another JSON path
 // on the file ("FILE:/path: ..."); an error that already names a file is returned as it is.

@@ -67,6 +67,9 @@ Simulation::Impl::Impl(const Scenario& sc, const PolicyEntry& entry, std::unique
   result_.seed = seed;
   result_.timeline = sc.report.timeline_interval > 0 ? Timeline(sc.report.timeline_interval) : Timeline::automatic();
   result_.warnings = sc.warnings;
+  result_.client.open_loop = sc.client.mode == LoadMode::Open || (sc.workload.trace && sc.workload.trace_open_loop);
+  if (result_.client.open_loop) result_.client.rate_ops_s = sc.client.mode == LoadMode::Open ? sc.client.rate : 0;
+  else result_.client.threads = sc.client.threads;
 
   const WorkloadSpec& w = sc.workload;
   if (w.duration == 0) {

@@ -86,6 +86,12 @@ struct NodeResult {
 };
 
 struct ClientResult {
+  // How the load was offered: an open loop (arrivals at `rate_ops_s`, or at a trace's own times
+  // when that is 0) or `threads` closed-loop threads. Decides which cause a throughput difference
+  // between policies has (sim/report/compare.hpp, comparability_warnings).
+  bool open_loop = false;
+  std::uint32_t threads = 0;
+  double rate_ops_s = 0;
   double cpu_utilization = 0;      // busy core time inside the window / (cores x window); 0 with unlimited cores
   double shared_rng_s = 0;         // core time spent in (or spinning on) the shared generator
   double shared_rng_cpu_fraction = 0;

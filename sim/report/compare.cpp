@@ -12,6 +12,7 @@
 #include "sim/core/json_reader.hpp"
 #include "sim/report/aggregate.hpp"
 #include "sim/report/report_json.hpp"
+#include "sim/report/report_text.hpp"
 
 namespace lbsim {
 
@@ -54,16 +55,124 @@ const std::vector<Metric>& split_metrics() {
   return m;
 }
 
-std::string throughput_warning(const std::vector<std::string>& policies, const std::vector<double>& throughput,
-                               double tolerance) {
-  if (throughput.size() < 2) return "";
-  const auto [lo, hi] = std::minmax_element(throughput.begin(), throughput.end());
-  if (*lo <= 0 || *hi / *lo - 1 <= tolerance) return "";
-  return fmt::format("throughput differs by {:.0f}% between policies ({} {:.0f} op/s, {} {:.0f} op/s): in a closed loop "
-                     "each policy runs at its own load, so their latencies are not comparable and a verdict on them "
-                     "can reverse; compare latencies at one load with an open loop (client.rate_ops_s)",
-                     100 * (*hi / *lo - 1), policies[static_cast<std::size_t>(lo - throughput.begin())], *lo,
-                     policies[static_cast<std::size_t>(hi - throughput.begin())], *hi);
+namespace {
+
+template <class J>
+double number_at(const J& j, const std::string& pointer) {
+  const typename J::json_pointer p(pointer);
+  return j.contains(p) && j[p].is_number() ? j[p].template get<double>() : 0.0;
+}
+
+// What an error kind means, said next to its count (sim/metrics/run_result.hpp, ErrorKind).
+constexpr std::array<std::string_view, kErrorKinds> kErrorMeaning{
+    "too few live replicas for the consistency level", "the coordinator's read timeout (timeouts.read_ms)",
+    "the coordinator's write timeout (timeouts.write_ms)", "no answer within timeouts.client_ms",
+    "the query plan ran out of hosts", "more than client.max_in_flight operations outstanding"};
+
+}  // namespace
+
+namespace {
+
+template <class J>
+PolicyLoad load_of(const std::string& name, const std::vector<const J*>& reports) {
+  PolicyLoad p;
+  p.name = name;
+  if (reports.empty()) return p;
+  const double n = static_cast<double>(reports.size());
+  for (const J* r : reports) {
+    p.throughput += number_at(*r, "/throughput_ops_s") / n;
+    p.window_s += number_at(*r, "/simulated_s/window") / n;
+    for (std::size_t k = 0; k < kErrorKinds; ++k)
+      p.errors[k] += number_at(*r, "/errors/" + std::string(error_name(static_cast<ErrorKind>(k)))) / n;
+    if (r->contains("nodes") && (*r)["nodes"].is_array())
+      for (const auto& node : (*r)["nodes"])
+        for (const char* d : {"/dropped/coordinator", "/dropped/reads", "/dropped/writes"}) p.shed += number_at(node, d) / n;
+  }
+  const J& first = *reports.front();
+  const typename J::json_pointer loop("/client/loop");
+  if (first.contains(loop) && first[loop].is_string()) p.loop = first[loop].template get<std::string>();
+  p.rate_ops_s = number_at(first, "/client/rate_ops_s");
+  return p;
+}
+
+}  // namespace
+
+PolicyLoad policy_load(const std::string& name, const std::vector<const Json*>& reports) { return load_of(name, reports); }
+PolicyLoad policy_load(const std::string& name, const std::vector<const nlohmann::ordered_json*>& reports) {
+  return load_of(name, reports);
+}
+
+std::string error_counts(const PolicyLoad& p) {
+  std::vector<std::string> parts;
+  for (std::size_t k = 0; k < kErrorKinds; ++k)
+    if (p.errors[k] > 0) parts.push_back(fmt::format("{} {}", error_name(static_cast<ErrorKind>(k)), grouped(p.errors[k])));
+  return parts.empty() ? "none" : fmt::format("{}", fmt::join(parts, ", "));
+}
+
+std::vector<std::string> comparability_warnings(const std::vector<PolicyLoad>& policies, double tolerance) {
+  if (policies.size() < 2) return {};
+  const auto [lo, hi] = std::minmax_element(policies.begin(), policies.end(), [](const PolicyLoad& a, const PolicyLoad& b) {
+    return a.throughput < b.throughput;
+  });
+  if (lo->throughput <= 0 || hi->throughput / lo->throughput - 1 <= tolerance) return {};
+  std::string w = fmt::format("throughput differs by {:.0f}% between policies ({} {} op/s, {} {} op/s)",
+                              100 * (hi->throughput / lo->throughput - 1), lo->name, grouped(lo->throughput), hi->name,
+                              grouped(hi->throughput));
+  const bool open = std::all_of(policies.begin(), policies.end(), [](const PolicyLoad& p) { return p.loop == "open"; });
+  if (open)
+    w += policies.front().rate_ops_s > 0
+             ? fmt::format(" although every policy was offered the same open loop of {} op/s", grouped(policies.front().rate_ops_s))
+             : std::string(" although every policy replayed the same trace arrivals");
+  // Failed operations, by policy and kind; shed work; and each policy's completions (successes
+  // and failures per second), which in an open loop are the arrivals unless the policy lags them.
+  std::vector<std::string> failed, shed;
+  std::array<bool, kErrorKinds> kinds{};
+  bool any_failed = false;
+  std::vector<double> completions;
+  for (const PolicyLoad& p : policies) {
+    double total = 0;
+    for (std::size_t k = 0; k < kErrorKinds; ++k) {
+      total += p.errors[k];
+      kinds[k] = kinds[k] || p.errors[k] > 0;
+    }
+    any_failed = any_failed || total > 0;
+    failed.push_back(fmt::format("{}: {}", p.name, error_counts(p)));
+    if (p.shed > 0) shed.push_back(fmt::format("{} {}", p.name, grouped(p.shed)));
+    completions.push_back(p.throughput + (p.window_s > 0 ? total / p.window_s : 0));
+  }
+  const double most = *std::max_element(completions.begin(), completions.end());
+  std::vector<std::string> lagging;
+  if (open)
+    for (std::size_t i = 0; i < policies.size(); ++i)
+      if (completions[i] < (1 - tolerance) * most)
+        lagging.push_back(fmt::format("{} {} op/s", policies[i].name, grouped(completions[i])));
+
+  std::vector<std::string> causes, advice;
+  if (any_failed) {
+    std::string c = fmt::format("operations failed in the measurement window ({})", fmt::join(failed, "; "));
+    if (!shed.empty()) c += fmt::format(" and the nodes shed expired work items ({})", fmt::join(shed, ", "));
+    causes.push_back(c);
+    advice.push_back("throughput and latencies count only the operations that succeeded: compare the errors before "
+                     "the latencies");
+  }
+  if (!lagging.empty()) {
+    causes.push_back(fmt::format("some policies complete fewer operations (successes and failures) than arrive ({}): "
+                                 "they fall behind their arrivals (saturation: queues grow for the whole run), so "
+                                 "their latencies depend on the run's length",
+                                 fmt::join(lagging, ", ")));
+    advice.push_back("compare them at a lower client.rate_ops_s");
+  }
+  if (!open) {
+    causes.push_back("in a closed loop each policy runs at its own load, so their latencies are not comparable and a "
+                     "verdict on them can reverse");
+    advice.push_back("compare latencies at one load with an open loop (client.rate_ops_s)");
+  }
+  w += fmt::format(": {}; {}", fmt::join(causes, "; and "), fmt::join(advice, "; "));
+  std::vector<std::string> meanings;
+  for (std::size_t k = 0; k < kErrorKinds; ++k)
+    if (kinds[k]) meanings.push_back(fmt::format("{}: {}", error_name(static_cast<ErrorKind>(k)), kErrorMeaning[k]));
+  if (!meanings.empty()) w += fmt::format(" ({})", fmt::join(meanings, "; "));
+  return {w};
 }
 
 std::vector<Json> load_reports(const std::vector<std::string>& inputs, std::vector<std::string>* files) {
@@ -221,9 +330,9 @@ Comparison compare_reports(const std::vector<Json>& reports, const CompareOption
     }
     c.cells.push_back(std::move(row));
   }
-  std::vector<double> tput;
-  for (const Cell& x : c.cells.front()) tput.push_back(x.value.mean);
-  if (const std::string w = throughput_warning(c.policies, tput); !w.empty()) c.warnings.push_back(w);
+  std::vector<PolicyLoad> loads;
+  for (const auto& p : c.policies) loads.push_back(policy_load(p, by_policy[p]));
+  for (auto& w : comparability_warnings(loads)) c.warnings.push_back(std::move(w));
   return c;
 }
 

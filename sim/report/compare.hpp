@@ -4,12 +4,14 @@
 // t-test gives p < 0.05. Reports of different scenarios (name or content hash) or schema versions
 // are refused unless `force`: comparing them by mistake is easy and misleading.
 #pragma once
+#include <array>
 #include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
 #include "sim/metrics/replicates.hpp"
+#include "sim/metrics/run_result.hpp"
 
 namespace lbsim {
 
@@ -48,10 +50,27 @@ struct Comparison {
   std::vector<std::string> notes;               // how to read a row (e.g. the coordinating DCs of each policy)
 };
 
-// Why latencies may not be comparable: policies whose throughputs differ by more than
-// `tolerance` (closed loops run each policy at its own load), in words; empty when comparable.
-std::string throughput_warning(const std::vector<std::string>& policies, const std::vector<double>& throughput,
-                               double tolerance = 0.05);
+// One policy's runs as the comparability warnings see them: means over its replicate reports.
+struct PolicyLoad {
+  std::string name;
+  double throughput = 0;                     // successful operations per second
+  double window_s = 0;                       // the measurement window (simulated seconds)
+  std::array<double, kErrorKinds> errors{};  // failed operations in the window, by kind
+  double shed = 0;                           // work items the nodes shed unexecuted (expired)
+  std::string loop;                          // "open", "closed", "" (a report without client.loop)
+  double rate_ops_s = 0;                     // open loop: the offered rate (0: a trace's own times)
+};
+PolicyLoad policy_load(const std::string& name, const std::vector<const nlohmann::json*>& reports);
+PolicyLoad policy_load(const std::string& name, const std::vector<const nlohmann::ordered_json*>& reports);
+
+// The failed operations by kind, "client_busy 5,041, unavailable 12", or "none".
+std::string error_counts(const PolicyLoad& p);
+
+// Why the policies' latencies may not be comparable, each warning naming the cause that applies:
+// throughputs more than `tolerance` apart because operations failed or were shed (the error kinds
+// and counts), because a closed loop runs each policy at its own load, or, in an open loop
+// without errors, because a policy falls behind its arrivals. Empty when comparable.
+std::vector<std::string> comparability_warnings(const std::vector<PolicyLoad>& policies, double tolerance = 0.05);
 
 // Report files, or folders searched recursively for *.json documents with schema lbsim.report/1
 // (other JSON files in folders are skipped; a named file must be a report). ConfigError on

@@ -142,13 +142,17 @@ OJ report_json_stable(const RunResult& r) {
                  {"replica", load.replica > 0 ? imbalance_json(i.replica) : OJ(nullptr)}};
   }
   j["imbalance_by_dc"] = std::move(by_dc);
-  j["client"] = {{"cpu_utilization", round_to(r.client.cpu_utilization, 6)},
-                 {"shared_rng_s", round_to(r.client.shared_rng_s, 9)},
-                 {"shared_rng_cpu_fraction", round_to(r.client.shared_rng_cpu_fraction, 6)},
-                 {"shared_draws", r.client.shared_draws},
-                 {"thread_local_draws", r.client.thread_local_draws},
-                 {"retries", r.client.retries},
-                 {"speculative_executions", r.client.speculative}};
+  // The load first: it decides how the other figures compare across policies.
+  OJ client = r.client.open_loop ? OJ{{"loop", "open"}, {"rate_ops_s", round_to(r.client.rate_ops_s, 3)}}
+                                 : OJ{{"loop", "closed"}, {"threads", r.client.threads}};
+  client["cpu_utilization"] = round_to(r.client.cpu_utilization, 6);
+  client["shared_rng_s"] = round_to(r.client.shared_rng_s, 9);
+  client["shared_rng_cpu_fraction"] = round_to(r.client.shared_rng_cpu_fraction, 6);
+  client["shared_draws"] = r.client.shared_draws;
+  client["thread_local_draws"] = r.client.thread_local_draws;
+  client["retries"] = r.client.retries;
+  client["speculative_executions"] = r.client.speculative;
+  j["client"] = std::move(client);
   OJ points = OJ::array();
   const double iv = to_sec(r.timeline.interval());
   for (std::size_t i = 0; i < r.timeline.points().size(); ++i) {

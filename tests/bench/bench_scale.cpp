@@ -68,9 +68,14 @@ fs::path work_dir() {
   return d;
 }
 
+// configs/default.json with the closed loop of 200 threads it had when these figures were set
+// (docs/performance.md): the file itself is now an open loop at 100k op/s.
 Json default_scenario() {
   std::ifstream in(std::string(LBSIM_SOURCE_DIR) + "/configs/default.json");
-  return Json::parse(in);
+  Json sc = Json::parse(in);
+  sc["client"].erase("rate_ops_s");
+  sc["client"]["threads"] = 200;
+  return sc;
 }
 
 // The default scenario on `nodes` nodes with `tokens` random tokens each, `ops` measured ops, and

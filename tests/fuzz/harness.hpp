@@ -76,7 +76,7 @@ inline void scenario(std::string_view data) {
   }
   jsonin::Json doc = jsonin::parse_text(text, "fuzz.json");
   if (!doc.is_object()) throw ConfigError("fuzz.json", "expected a JSON object");
-  for (const auto& s : sets) apply_set(doc, s);
+  apply_sets(doc, sets);
   if (ring_tokens(doc) > kMaxFuzzRingTokens) return;
   (void)scenario_from_json(std::move(doc), "fuzz.json", fixture_dir());
 }
