@@ -39,7 +39,7 @@ TEST(RingConsistency, AScenarioWithoutSeedUsesTheDefaultSeedEverywhere) {
   const fs::path f = fs::temp_directory_path() / ("lbsim-noseed-" + std::to_string(::getpid()) + ".json");
   std::ofstream(f) << R"({"name": "noseed",
     "cluster": {"datacenters": [{"name": "dc1", "racks": 3, "nodes": 9}], "num_tokens": 16, "token_allocation": "random",
-                "cross_shard": {"cost": 0.3}},
+                "cross_shard": {"hop_ns": 3000}},
     "keyspace": {"class": "NetworkTopologyStrategy", "rf": {"dc1": 3}},
     "workload": {"ops": 10},
     "policies": [{"name": "rr", "policy": {"type": "RoundRobin"}}]})";

@@ -65,9 +65,9 @@ LoadModel analyze_load(const LoadModelInput& in, const jsonin::Json& policy_spec
     else pooled[c] += busy;
   };
   // A replica work item (probability p) of one request class at t, coordinated by c.
-  // The hop costs cross_shard_cost x the node's own work for the request (sim/engine, enqueue_replica).
-  auto add_hop = [&](NodeId c, NodeId t, Place arrival, double p, double replica_s) {
-    const double hop_s = in.cross_shard_cost * (replica_s + (t == c ? in.coordinator_s : 0.0));
+  // A hop costs cross_shard_hop_s whatever the work (sim/engine, enqueue_replica).
+  auto add_hop = [&](NodeId c, NodeId t, Place arrival, double p) {
+    const double hop_s = in.cross_shard_hop_s;
     if (arrival == Place::Owner || p == 0 || hop_s == 0) return;
     if (t != c && !in.rpc_on_sender_shard) return;
     if (!per_shard) {  // no per-shard table: a random arrival shard misses the owner (S-1)/S of the time
@@ -90,7 +90,6 @@ LoadModel analyze_load(const LoadModelInput& in, const jsonin::Json& policy_spec
       if (share == 0) continue;
       const Routing& rt = read ? rd : wr;
       const ConsistencyLevel cl = read ? in.read_cl : in.write_cl;
-      const double replica_s = read ? in.read_s_unscaled : in.write_s_unscaled;
       // Coordinator c with probability p (of which `unrouted` without a routing key): its own
       // work, then the replica work it sends.
       auto coordinate = [&](NodeId c, double p, double unrouted) {
@@ -107,16 +106,16 @@ LoadModel analyze_load(const LoadModelInput& in, const jsonin::Json& policy_spec
           for (std::size_t i = 0; i < k; ++i) {
             out.nodes[targets[i]].replica_reads += p;
             add_keyed(targets[i], p * in.read_s);
-            add_hop(c, targets[i], in.routed_arrival, p - unrouted, replica_s);
-            add_hop(c, targets[i], in.unrouted_arrival, unrouted, replica_s);
+            add_hop(c, targets[i], in.routed_arrival, p - unrouted);
+            add_hop(c, targets[i], in.unrouted_arrival, unrouted);
           }
         } else {
           for (NodeId t : replicas) {
             if (!up(t)) continue;
             out.nodes[t].replica_writes += p;
             add_keyed(t, p * in.write_s);
-            add_hop(c, t, in.routed_arrival, p - unrouted, replica_s);
-            add_hop(c, t, in.unrouted_arrival, unrouted, replica_s);
+            add_hop(c, t, in.routed_arrival, p - unrouted);
+            add_hop(c, t, in.unrouted_arrival, unrouted);
           }
         }
       };

@@ -43,17 +43,14 @@ struct LoadModelInput {
   // Where a request lands on the coordinator's shards (client.connections), for routed and
   // unrouted requests: the token's shard (Owner), a random shard (Uniform) or a connection of the
   // pool (Pool, with pool_weight[s] the share of the pool's connections on shard s). Replica work
-  // that arrives on a shard other than its owner costs a hop of cross_shard_cost x the node's
-  // work for the request (its replica work at the unscaled mean, plus coordinator_s on the
-  // coordinator), half on each shard; it
-  // arrives on the coordinator's shard when local, and on the sender's shard number when remote if
-  // rpc_on_sender_shard (else on the owner).
+  // that arrives on a shard other than its owner costs a hop of cross_shard_hop_s, whatever the
+  // work's size, half on each shard; it arrives on the coordinator's shard when local, and on the
+  // sender's shard number when remote if rpc_on_sender_shard (else on the owner).
   enum class Place : std::uint8_t { Owner, Uniform, Pool };
   Place routed_coordinator = Place::Owner, unrouted_coordinator = Place::Uniform;
   Place routed_arrival = Place::Owner, unrouted_arrival = Place::Owner;
   std::vector<double> pool_weight;
-  double cross_shard_cost = 0;                       // 0: no hops
-  double read_s_unscaled = 0, write_s_unscaled = 0;  // mean replica service without row scaling
+  double cross_shard_hop_s = 0;  // CPU seconds per hop; 0: no hops
   bool rpc_on_sender_shard = true;
 };
 

@@ -71,9 +71,7 @@ ScenarioModel analyze_scenario(const Scenario& sc, const std::vector<std::string
     for (std::uint32_t i = 0; i < k; ++i) in.pool_weight[i % sc.nodes.shards] += 1.0 / k;
   }
   if (cs.connections != Connections::None) {
-    in.cross_shard_cost = sc.nodes.cross_shard_cost;
-    in.read_s_unscaled = sc.nodes.read.mean_ns * 1e-9;
-    in.write_s_unscaled = sc.nodes.write.mean_ns * 1e-9;
+    in.cross_shard_hop_s = sc.nodes.cross_shard_hop_ns * 1e-9;
     in.rpc_on_sender_shard = sc.nodes.rpc_on_sender_shard;
     out.notes.push_back(cs.connections == Connections::Plain
                             ? "plain connections: coordinator work spread over the pool's shards as the least-busy "

@@ -92,8 +92,13 @@ NodeModelSpec parse_node_model(const Json& cluster, const std::string& path, con
     s.row_cost = so.number("row_cost", 0, 1000, s.row_cost);
   }
   if (const Json* cs = o.find("cross_shard")) {
-    Object co(*cs, o.path_of("cross_shard"), {"cost", "latency", "rpc_lands_on_sender_shard"});
-    s.cross_shard_cost = co.number("cost", 0, 100, s.cross_shard_cost);
+    // The fractional "cost" (x the node's work for the request) is gone: a hop's CPU is absolute.
+    if (cs->is_object() && cs->contains("cost"))
+      jsonin::fail(jsonin::key_path(o.path_of("cross_shard"), "cost"),
+                   "removed: a hop's CPU is absolute, not a fraction of the operation's; give "
+                   "/cluster/cross_shard/hop_ns instead (ns per hop, 0 to 1000000000, default 1900)");
+    Object co(*cs, o.path_of("cross_shard"), {"hop_ns", "latency", "rpc_lands_on_sender_shard"});
+    s.cross_shard_hop_ns = co.number("hop_ns", 0, 1e9, s.cross_shard_hop_ns);
     if (const Json* d = co.find("latency")) s.cross_shard_latency = parse_dist(*d, co.path_of("latency"));
     s.rpc_on_sender_shard = co.boolean("rpc_lands_on_sender_shard", s.rpc_on_sender_shard);
   }

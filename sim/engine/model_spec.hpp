@@ -26,14 +26,14 @@ struct NodeModelSpec {
   double row_cost = 0.1;  // replica time x (1 + row_cost x (rows - 1))
   std::vector<double> speed;  // per node (NodeId order), 1 = nominal; service time / speed
   // Cross-shard hops (per_shard only; scylladb/scylladb service/storage_proxy.cc hands local
-  // replica work to the owning shard with invoke_on / submit_to). Replica
-  // work arriving on a shard that does not own its token is handed to the owner: extra CPU of
-  // cross_shard_cost x the node's mean work for the request (its replica work, plus the
-  // coordinator work on the coordinator), half on the arrival shard and half on the owner, and
-  // cross_shard_latency between the two. Measured: scylladb/scylladb
-  // commit b26923c1a4 (perf-simple-query, +26-33 % cycles over all non-shard-aware operations, of
-  // which (S-1)/S hop: about +36 % per hopped operation).
-  double cross_shard_cost = 0.36;
+  // replica work to the owning shard with invoke_on / submit_to). Replica work arriving on a shard
+  // that does not own its token is handed to the owner: an absolute extra CPU of
+  // cross_shard_hop_ns per hop, whatever the work's size (the smp queue's message, task and reply),
+  // half on the arrival shard and half on the owner, and cross_shard_latency between the two.
+  // Measured: scylladb/scylladb commit b26923c1a4 (PR #30756, perf-simple-query, one node, reads):
+  // at 4 shards 16,044 cycles/op shard-aware and 20,295 not, and 3/4 of the latter hop: about
+  // 5.7k cycles per hop, 1.9 us at 3 GHz.
+  double cross_shard_hop_ns = 1900;
   Dist cross_shard_latency = Dist::constant(0);
   // Inter-node RPCs land on the sender's shard number and hop from there when that is not the
   // owner (inferred from messaging_service's port-based shard selection).

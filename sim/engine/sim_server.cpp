@@ -219,16 +219,10 @@ void Simulation::Impl::enqueue_replica(std::uint32_t job, NodeId r, SimTime now)
   // answer from it.
   const SimTime deadline = sc_.timeouts.shed_expired ? c.deadline : kNoDeadline;
   NodeCounters& k = nodes_.counters(r);
-  // A hop costs cross_shard_cost x the node's own work for the request: the replica work, plus the
-  // coordinator work when this node coordinates it (computed only for hopped work).
-  auto hop_ns = [&] {
-    return sc_.nodes.cross_shard_cost * ((read ? sc_.nodes.read : sc_.nodes.write).mean_ns +
-                                         (r == c.node ? sc_.nodes.coordinator.mean_ns : 0.0));
-  };
   if (j.arrival != j.owner && !j.hopped) {
     // The arrival shard's half of the hop; the owner takes over when it is done (on_hop_done).
     j.epoch = nodes_.epoch(r);
-    const SimTime handed = nodes_.enqueue(r, j.arrival, now, hop_ns() / 2, deadline);
+    const SimTime handed = nodes_.enqueue(r, j.arrival, now, sc_.nodes.cross_shard_hop_ns / 2, deadline);
     if (handed == kDropped) {
       ++(read ? k.dropped_reads : k.dropped_writes);
       drop_job(job);
@@ -243,7 +237,7 @@ void Simulation::Impl::enqueue_replica(std::uint32_t job, NodeId r, SimTime now)
   }
   double service = (read ? sc_.nodes.read : sc_.nodes.write).sample_ns(service_rng_);
   if (c.rows > 1) service *= 1.0 + sc_.nodes.row_cost * static_cast<double>(c.rows - 1);
-  if (j.hopped) service += hop_ns() / 2;  // the owner's half of the hop
+  if (j.hopped) service += sc_.nodes.cross_shard_hop_ns / 2;  // the owner's half of the hop (model_spec.hpp)
   j.epoch = nodes_.epoch(r);
   j.end = nodes_.enqueue(r, j.owner, now, service, deadline);
   if (j.end == kDropped) {
