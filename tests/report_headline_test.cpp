@@ -136,9 +136,9 @@ TEST(ReportTimeline, CarriesTheScenarioEventsAtTheirScenarioTimes) {
                                     {"workload.duration_s=5", "client.threads=4", "report.timeline_interval_s=0.5"});
   const auto j = report_json_stable(run_simulation(sc, sc.policies.front(), sc.seed));
   // n3 is down at 2 s for 3 s (the window starts at 1 s, after the warm-up).
-  EXPECT_EQ(j["timeline"]["events"],
-            nlohmann::json::parse(R"([{"at_s": 2.0, "event": "down", "nodes": ["n3"]},
-                                      {"at_s": 5.0, "event": "up", "nodes": ["n3"]}])"))
+  EXPECT_EQ(j["timeline"]["events"].dump(),
+            nlohmann::ordered_json::parse(R"([{"at_s": 2.0, "event": "down", "nodes": ["n3"]},
+                                      {"at_s": 5.0, "event": "up", "nodes": ["n3"]}])").dump())
       << j["timeline"];
   // A scenario without events has none (nothing is added to its report).
   EXPECT_FALSE(report_json_stable(run_of("random"))["timeline"].contains("events"));
