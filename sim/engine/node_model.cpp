@@ -61,7 +61,8 @@ SimTime NodeModel::paused_within(NodeId n, SimTime a, SimTime b) const {
   return p;
 }
 
-SimTime NodeModel::enqueue(NodeId id, std::uint32_t shard, SimTime now, double service, SimTime deadline) {
+SimTime NodeModel::enqueue(NodeId id, std::uint32_t shard, SimTime now, double service, SimTime deadline,
+                           SimTime abort_at) {
   const Hot& h = hot_[id];
   Server* sv = servers_of(id);
   const std::size_t servers = spec_->shards;
@@ -81,6 +82,7 @@ SimTime NodeModel::enqueue(NodeId id, std::uint32_t shard, SimTime now, double s
   // and one pass over 32 costs fewer mispredicted branches than a check at every arrival
   // (issue 14: about 2.8 per operation on configs/default.json).
   if (ends.size() >= Ends::kTrimEvery) ends.pop_until(now);
+  last_start_ = start;
   if (start > deadline) {
     // Expired while it waited: dequeued and discarded at its start, using no server time.
     ends.push(start);
@@ -95,12 +97,24 @@ SimTime NodeModel::enqueue(NodeId id, std::uint32_t shard, SimTime now, double s
     }
   const double scaled = service * factor;
   SimTime end = start + (scaled <= 0 ? 0 : static_cast<SimTime>(scaled + 0.5));
-  const SimTime work = end - start;
+  SimTime work = end - start;
   if (h.has_pauses)
     for (const auto& w : cold_[id].pauses) {
       if (w.start >= end) break;
       if (w.start > start) end += w.end - w.start;  // in service when the pause began
     }
+  if (end > abort_at) [[unlikely]] {
+    // Cancelled in service at abort_at (>= start: abort_at is at least the deadline): the server
+    // worked from its start to then, pauses apart.
+    const SimTime cut = std::max(abort_at, start);
+    work = cut - start - (h.has_pauses ? paused_within(id, start, cut) : 0);
+    s.free_at = cut;
+    ends.push(cut);
+    s.busy += work;
+    c.busy += work;
+    c.sojourn += cut - now;
+    return kAborted;
+  }
   LBSIM_DCHECK(start >= now && end >= start && work >= 0, "work ends before it starts or starts before it arrives");
   s.free_at = end;
   ends.push(end);

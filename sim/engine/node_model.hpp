@@ -46,15 +46,20 @@ struct NodeSnapshot {
 
 inline constexpr SimTime kNoDeadline = INT64_MAX;
 inline constexpr SimTime kDropped = -1;  // NodeModel::enqueue: the item expired before its start
+inline constexpr SimTime kAborted = -2;  // NodeModel::enqueue: the item was cancelled in service
 
 class NodeModel {
  public:
   NodeModel(const NodeModelSpec& spec, std::size_t nodes, const FaultSpec& faults);
 
   // Work of `service` ns (before speed and slow factors) arriving at `now`; returns its end, or
-  // kDropped when it would start after `deadline` (it then uses no server time). Work arrives in
-  // time order: `now` never decreases from one call to the next.
-  SimTime enqueue(NodeId node, std::uint32_t shard, SimTime now, double service, SimTime deadline = kNoDeadline);
+  // kDropped when it would start after `deadline` (it then uses no server time), or kAborted when
+  // it would still run at `abort_at`: it is cancelled then, its server free from that instant.
+  // Work arrives in time order: `now` never decreases from one call to the next.
+  SimTime enqueue(NodeId node, std::uint32_t shard, SimTime now, double service, SimTime deadline = kNoDeadline,
+                  SimTime abort_at = kNoDeadline);
+  // The start of the work item of the last enqueue() (its dequeue, also when it was dropped).
+  SimTime last_start() const { return last_start_; }
 
   // The node's counters and its exact busy and in-system integrals up to `t` (t >= the last
   // arrival): work already queued but scheduled after `t` is left out.
@@ -150,6 +155,7 @@ class NodeModel {
   std::vector<Counters> counters_;
   std::vector<Server> servers_;  // node n's are [n x shards, (n + 1) x shards)
   std::vector<Cold> cold_;
+  SimTime last_start_ = 0;
 };
 
 }  // namespace lbsim
