@@ -25,7 +25,12 @@ std::uint64_t errors_of(const RunResult& r, ErrorKind k) {
   return n;
 }
 
-double max_ms(const RunResult& r) { return static_cast<double>(r.latency.max()) / 1e6; }
+// One line of the test's output: overloaded errors and the slowest success.
+void print_overload(const std::string& what, const RunResult& r) {
+  std::printf("%s: overloaded %llu, max %.1f ms\n", what.c_str(),
+              static_cast<unsigned long long>(errors_of(r, ErrorKind::Overloaded)),
+              static_cast<double>(r.latency.max()) / 1e6);
+}
 
 // The coordinator-bound overload: one node, one shard, coordinator work exponential 1 ms,
 // replica write 1 us, no network or client cost, Poisson writes at 1,200/s (1.2 x capacity),
@@ -51,7 +56,7 @@ TEST(ServerRelease, NoSuccessOutlivesItsTimeout) {
   for (const auto& server : kReleases) {
     const RunResult r = run_first(build(coordinator_overload(server)));
     std::printf("%s: %llu successes, max %.1f ms, write timeouts %llu, client timeouts %llu\n", server.c_str(),
-                static_cast<unsigned long long>(r.measured_ops()), max_ms(r),
+                static_cast<unsigned long long>(r.measured_ops()), static_cast<double>(r.latency.max()) / 1e6,
                 static_cast<unsigned long long>(errors_of(r, ErrorKind::WriteTimeout)),
                 static_cast<unsigned long long>(errors_of(r, ErrorKind::ClientTimeout)));
     EXPECT_GT(r.measured_ops(), 5'000u) << server;
@@ -90,46 +95,43 @@ TEST(ServerRelease, CassandraAbortsReadsAtTheirDeadline) {
   EXPECT_NEAR(theory / (mu / 1.2), 1.0, 0.03);  // M/M/1+D here is capacity / rho within 3 %
 }
 
+// A release's own overload protection (`set`) in the overload above, against `plain` without it:
+// the excess, 1 - 1 / 1.2 = 16.7 % of the 30,000 arrivals, is answered overloaded (at least
+// 3,000) and no success takes longer than `max_success`; without it nothing is overloaded and
+// successes wait past 2 s.
+RunResult check_shedding(const std::string& server, const std::string& set, const std::string& plain,
+                         SimTime max_success) {
+  const RunResult r = run_first(build(coordinator_overload(server), {set}));
+  const RunResult p = run_first(build(coordinator_overload(plain)));
+  print_overload(server + ", " + set, r);
+  print_overload(plain, p);
+  EXPECT_GT(errors_of(r, ErrorKind::Overloaded), 3000u) << server;
+  EXPECT_LE(r.latency.max(), max_success) << server;
+  EXPECT_GT(r.throughput(), 950) << server;  // the admitted ones keep the server busy
+  EXPECT_EQ(errors_of(p, ErrorKind::Overloaded), 0u) << plain;
+  EXPECT_GT(p.latency.max(), 2 * kSec) << plain;
+  return r;
+}
+
 // Finding 2, Cassandra 5.0 (CASSANDRA-19534): a request that waited longer than
 // native_transport_timeout is answered OverloadedException when dequeued. With 500 ms the queue
 // wait stays under about 500 ms (coordinator) + 500 ms (its replica write queued behind as much),
-// so no success exceeds 1.1 s; cassandra-4.1 never drops at the coordinator (successes past 2 s,
-// no overloaded errors).
+// so no success exceeds 1.1 s; cassandra-4.1 never drops at the coordinator.
 TEST(ServerRelease, Cassandra50ShedsAfterNativeTransportTimeout) {
-  auto doc = coordinator_overload("cassandra-5.0");
-  doc["timeouts"]["native_transport_ms"] = 500;
-  const RunResult r = run_first(build(doc));
-  const RunResult c41 = run_first(build(coordinator_overload("cassandra-4.1")));
-  std::printf("cassandra-5.0, 500 ms: overloaded %llu, max %.1f ms; cassandra-4.1: overloaded %llu, max %.1f ms\n",
-              static_cast<unsigned long long>(errors_of(r, ErrorKind::Overloaded)), max_ms(r),
-              static_cast<unsigned long long>(errors_of(c41, ErrorKind::Overloaded)), max_ms(c41));
-  // The excess, 1 - 1 / 1.2 = 16.7 % of the arrivals, is shed: at least 10 % of the 30,000.
-  EXPECT_GT(errors_of(r, ErrorKind::Overloaded), 3000u);
-  EXPECT_LE(r.latency.max(), 1100 * kMs);
-  EXPECT_EQ(errors_of(c41, ErrorKind::Overloaded), 0u);
-  EXPECT_GT(c41.latency.max(), 2 * kSec);
+  check_shedding("cassandra-5.0", "timeouts.native_transport_ms=500", "cassandra-4.1", 1100 * kMs);
 }
 
 // Finding 2, ScyllaDB: max_concurrent_requests_per_shard admits that many requests per shard and
 // answers OVERLOADED on arrival. At 50, the queue holds at most 50 requests (about 50 ms of
-// work): no success beyond 200 ms. Unlimited by default: no overloaded errors.
+// work): no success beyond 200 ms. Unlimited by default.
 TEST(ServerRelease, ScyllaAdmissionLimitAnswersOverloaded) {
-  auto doc = coordinator_overload("scylla-2025.1");
-  doc["cluster"]["max_concurrent_requests_per_shard"] = 50;
-  const RunResult r = run_first(build(doc));
-  const RunResult unlimited = run_first(build(coordinator_overload("scylla-2025.1")));
-  std::printf("scylla-2025.1, limit 50: overloaded %llu, max %.1f ms; unlimited: overloaded %llu, max %.1f ms\n",
-              static_cast<unsigned long long>(errors_of(r, ErrorKind::Overloaded)), max_ms(r),
-              static_cast<unsigned long long>(errors_of(unlimited, ErrorKind::Overloaded)), max_ms(unlimited));
-  EXPECT_GT(errors_of(r, ErrorKind::Overloaded), 3000u);  // as above: about 16.7 % of 30,000 are shed
-  EXPECT_LE(r.latency.max(), 200 * kMs);
-  EXPECT_GT(r.throughput(), 950);  // the admitted ones keep the server busy
-  EXPECT_EQ(errors_of(unlimited, ErrorKind::Overloaded), 0u);
+  const std::string limit = "cluster.max_concurrent_requests_per_shard=50";
+  check_shedding("scylla-2025.1", limit, "scylla-2025.1", 200 * kMs);
   // The default retry policy tries the next host after OVERLOADED (Java driver DefaultRetryPolicy
   // onRequestError): with one node the plan then runs out.
-  auto retried = doc;
+  auto retried = coordinator_overload("scylla-2025.1");
   retried.erase("retry");
-  const RunResult rr = run_first(build(retried));
+  const RunResult rr = run_first(build(retried, {limit}));
   EXPECT_EQ(errors_of(rr, ErrorKind::Overloaded), 0u);
   EXPECT_GT(errors_of(rr, ErrorKind::NoHostAvailable), 3000u);
   EXPECT_GT(rr.client.retries, 3000u);

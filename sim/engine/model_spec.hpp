@@ -79,43 +79,33 @@ struct ServerRules {
 
 // The rules of `r`, one row per release.
 constexpr ServerRules server_rules(ServerRelease r) {
-  constexpr ServerRules kCassandra{.name = "",
-                                   .scylla = false,
-                                   .coordinator_clock = CoordinatorClock::Dequeue,
-                                   .coordinator_drops_expired = false,
-                                   .native_transport_timeout = false,
-                                   .admission_limit = false,
-                                   .replica_clock = ReplicaClock::Sent,
-                                   .read_abort = true};
-  constexpr ServerRules kScylla{.name = "",
-                                .scylla = true,
-                                .coordinator_clock = CoordinatorClock::Dequeue,
-                                .coordinator_drops_expired = false,
-                                .native_transport_timeout = false,
-                                .admission_limit = true,
-                                .replica_clock = ReplicaClock::Coordinator,
-                                .read_abort = false};
-  ServerRules s;
+  ServerRules s;  // unspecified: the member defaults
+  if (r == ServerRelease::Unspecified) return s;
+  // Every real release starts the coordinator's clock at dequeue and never drops expired work there.
+  s.coordinator_clock = CoordinatorClock::Dequeue;
+  s.coordinator_drops_expired = false;
+  s.scylla = r >= ServerRelease::Scylla2024_1;
+  if (!s.scylla) {  // Cassandra
+    s.admission_limit = false;
+    s.replica_clock = ReplicaClock::Sent;  // conf/cassandra.yaml 4.1, 5.0: internode_timeout: true
+    s.read_abort = true;                   // ReadCommandVerbHandler, since 3.10
+  }
   switch (r) {
-    case ServerRelease::Unspecified: return s;
+    case ServerRelease::Unspecified: break;
     case ServerRelease::Cassandra311:
-      s = kCassandra;
       s.name = "cassandra-3.11";
       s.replica_clock = ReplicaClock::Receipt;  // conf/cassandra.yaml 3.11: cross_node_timeout: false
-      return s;
-    case ServerRelease::Cassandra41:
-      s = kCassandra;
-      s.name = "cassandra-4.1";  // conf/cassandra.yaml 4.1: internode_timeout: true
-      return s;
+      break;
+    case ServerRelease::Cassandra41: s.name = "cassandra-4.1"; break;
     case ServerRelease::Cassandra50:
-      s = kCassandra;
       s.name = "cassandra-5.0";
       s.native_transport_timeout = true;  // CASSANDRA-19534
-      return s;
-    case ServerRelease::Scylla2024_1: s = kScylla; s.name = "scylla-2024.1"; return s;
-    case ServerRelease::Scylla2025_1: s = kScylla; s.name = "scylla-2025.1"; return s;
-    case ServerRelease::Scylla2025_2: s = kScylla; s.name = "scylla-2025.2"; return s;
-    case ServerRelease::Scylla2026_1: s = kScylla; s.name = "scylla-2026.1"; return s;
+      break;
+    // ScyllaDB: no differences between these releases in the rules above.
+    case ServerRelease::Scylla2024_1: s.name = "scylla-2024.1"; break;
+    case ServerRelease::Scylla2025_1: s.name = "scylla-2025.1"; break;
+    case ServerRelease::Scylla2025_2: s.name = "scylla-2025.2"; break;
+    case ServerRelease::Scylla2026_1: s.name = "scylla-2026.1"; break;
   }
   return s;
 }

@@ -103,17 +103,12 @@ SimTime NodeModel::enqueue(NodeId id, std::uint32_t shard, SimTime now, double s
       if (w.start >= end) break;
       if (w.start > start) end += w.end - w.start;  // in service when the pause began
     }
-  if (end > abort_at) [[unlikely]] {
+  const bool aborted = end > abort_at;
+  if (aborted) [[unlikely]] {
     // Cancelled in service at abort_at (>= start: abort_at is at least the deadline): the server
     // worked from its start to then, pauses apart.
-    const SimTime cut = std::max(abort_at, start);
-    work = cut - start - (h.has_pauses ? paused_within(id, start, cut) : 0);
-    s.free_at = cut;
-    ends.push(cut);
-    s.busy += work;
-    c.busy += work;
-    c.sojourn += cut - now;
-    return kAborted;
+    end = std::max(abort_at, start);
+    work = end - start - (h.has_pauses ? paused_within(id, start, end) : 0);
   }
   LBSIM_DCHECK(start >= now && end >= start && work >= 0, "work ends before it starts or starts before it arrives");
   s.free_at = end;
@@ -121,7 +116,7 @@ SimTime NodeModel::enqueue(NodeId id, std::uint32_t shard, SimTime now, double s
   s.busy += work;
   c.busy += work;
   c.sojourn += end - now;
-  return end;
+  return aborted ? kAborted : end;
 }
 
 NodeSnapshot NodeModel::snapshot(NodeId id, SimTime t) const {

@@ -255,6 +255,11 @@ struct Simulation::Impl {
   // (timeouts.shed_expired false) turns the expiry-based drops and aborts off.
   ServerRules rules_;
   bool shed_ = true;
+  bool deadline_at_arrival_ = true;  // rules_.coordinator_clock == Arrival
+  // Per operation kind: the longest coordinator queue wait before the work is dropped (the
+  // timeout with unspecified rules and shedding, native_transport_ms on cassandra-5.0), else
+  // kNoDeadline.
+  std::array<SimTime, kOpKinds> coord_max_wait_{};
   // Per (node, shard) lane: requests admitted and not yet answered, with an admission limit only.
   std::vector<std::uint32_t> admitted_;
 

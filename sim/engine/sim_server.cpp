@@ -73,19 +73,16 @@ void Simulation::Impl::on_attempt_arrive(std::uint32_t cr) {
   // of the coordinator's work. Work that waits too long is dropped at the head of the queue: past
   // its deadline with lbsim's unspecified rules (answering Read/WriteTimeout at the deadline), past
   // native_transport_ms with cassandra-5.0 (answering OverloadedException when dequeued).
-  SimTime limit = kNoDeadline;
-  if (rules_.native_transport_timeout) limit = now_ + sc_.timeouts.native_transport;
-  else if (rules_.coordinator_drops_expired && shed_) limit = now_ + timeout;
+  const SimTime wait = coord_max_wait_[static_cast<std::size_t>(c.kind)];
   const double service = sc_.nodes.coordinator.sample_ns(service_rng_);
-  const SimTime end = nodes_.enqueue(node, c.shard, now_, service, limit);
-  const SimTime start = nodes_.last_start();
-  c.deadline = (rules_.coordinator_clock == CoordinatorClock::Arrival ? now_ : start) + timeout;
+  const SimTime end = nodes_.enqueue(node, c.shard, now_, service, wait == kNoDeadline ? kNoDeadline : now_ + wait);
+  c.deadline = (deadline_at_arrival_ ? now_ : nodes_.last_start()) + timeout;
   if (end == kDropped) {
     ++nodes_.counters(node).dropped_coordinator;
     c.shed = true;
     const bool overloaded = rules_.native_transport_timeout;
     c.error = overloaded ? ErrorKind::Overloaded : timeout_error(c.kind);
-    q_.push(overloaded ? start : c.deadline, kCoordDone, cr);
+    q_.push(overloaded ? nodes_.last_start() : c.deadline, kCoordDone, cr);
     return;
   }
   q_.push_lane(lane(node, c.shard), end, kCoordDone, cr);

@@ -30,6 +30,11 @@ Simulation::Impl::Impl(const Scenario& sc, const PolicyEntry& entry, std::unique
   timeout_by_kind_ = {sc.timeouts.read, sc.timeouts.write, sc.timeouts.cas + sc.timeouts.write};
   rules_ = server_rules(sc.nodes.server);
   shed_ = sc.timeouts.shed_expired;
+  deadline_at_arrival_ = rules_.coordinator_clock == CoordinatorClock::Arrival;
+  for (std::size_t k = 0; k < kOpKinds; ++k)
+    coord_max_wait_[k] = rules_.native_transport_timeout                 ? sc.timeouts.native_transport
+                         : rules_.coordinator_drops_expired && shed_ ? timeout_by_kind_[k]
+                                                                     : kNoDeadline;
   // Network latency classes: 0 same node, 1 same rack, 2 same DC, 3 cross DC, 4.. DC pairs.
   const NetworkSpec& net = sc.network;
   lat_ = {Dist::constant(0), net.same_rack, net.same_dc, net.cross_dc};
