@@ -61,8 +61,9 @@ SimTime NodeModel::paused_within(NodeId n, SimTime a, SimTime b) const {
   return p;
 }
 
-SimTime NodeModel::enqueue(NodeId id, std::uint32_t shard, SimTime now, double service, SimTime deadline,
-                           SimTime abort_at) {
+template <bool kAbort>
+SimTime NodeModel::enqueue_impl(NodeId id, std::uint32_t shard, SimTime now, double service, SimTime deadline,
+                                SimTime abort_at) {
   const Hot& h = hot_[id];
   Server* sv = servers_of(id);
   const std::size_t servers = spec_->shards;
@@ -103,7 +104,7 @@ SimTime NodeModel::enqueue(NodeId id, std::uint32_t shard, SimTime now, double s
       if (w.start >= end) break;
       if (w.start > start) end += w.end - w.start;  // in service when the pause began
     }
-  const bool aborted = end > abort_at;
+  const bool aborted = kAbort && end > abort_at;
   if (aborted) [[unlikely]] {
     // Cancelled in service at abort_at (>= start: abort_at is at least the deadline): the server
     // worked from its start to then, pauses apart.
@@ -118,6 +119,8 @@ SimTime NodeModel::enqueue(NodeId id, std::uint32_t shard, SimTime now, double s
   c.sojourn += end - now;
   return aborted ? kAborted : end;
 }
+template SimTime NodeModel::enqueue_impl<false>(NodeId, std::uint32_t, SimTime, double, SimTime, SimTime);
+template SimTime NodeModel::enqueue_impl<true>(NodeId, std::uint32_t, SimTime, double, SimTime, SimTime);
 
 NodeSnapshot NodeModel::snapshot(NodeId id, SimTime t) const {
   const NodeCounters& c = counters_[id];

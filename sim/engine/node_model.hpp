@@ -56,8 +56,13 @@ class NodeModel {
   // kDropped when it would start after `deadline` (it then uses no server time), or kAborted when
   // it would still run at `abort_at`: it is cancelled then, its server free from that instant.
   // Work arrives in time order: `now` never decreases from one call to the next.
-  SimTime enqueue(NodeId node, std::uint32_t shard, SimTime now, double service, SimTime deadline = kNoDeadline,
-                  SimTime abort_at = kNoDeadline);
+  SimTime enqueue(NodeId node, std::uint32_t shard, SimTime now, double service, SimTime deadline = kNoDeadline) {
+    return enqueue_impl<false>(node, shard, now, service, deadline, kNoDeadline);
+  }
+  SimTime enqueue_abortable(NodeId node, std::uint32_t shard, SimTime now, double service, SimTime deadline,
+                            SimTime abort_at) {
+    return enqueue_impl<true>(node, shard, now, service, deadline, abort_at);
+  }
   // The start of the work item of the last enqueue() (its dequeue, also when it was dropped).
   SimTime last_start() const { return last_start_; }
 
@@ -146,6 +151,11 @@ class NodeModel {
   struct alignas(64) Counters : NodeCounters {};
   Server* servers_of(NodeId n) { return &servers_[static_cast<std::size_t>(n) * spec_->shards]; }
   const Server* servers_of(NodeId n) const { return &servers_[static_cast<std::size_t>(n) * spec_->shards]; }
+  // enqueue(), with the in-service abort compiled in only where it is used (reads on releases
+  // that abort them): scenarios without it pay nothing for it.
+  template <bool kAbort>
+  SimTime enqueue_impl(NodeId node, std::uint32_t shard, SimTime now, double service, SimTime deadline,
+                       SimTime abort_at);
   SimTime paused_until_slow(NodeId n, SimTime t) const;
   // Pause time of node n inside [a, b).
   SimTime paused_within(NodeId n, SimTime a, SimTime b) const;

@@ -256,6 +256,7 @@ struct Simulation::Impl {
   ServerRules rules_;
   bool shed_ = true;
   bool deadline_at_arrival_ = true;  // rules_.coordinator_clock == Arrival
+  bool read_abort_ = false;          // rules_.read_abort with shedding on
   // Per operation kind: the longest coordinator queue wait before the work is dropped (the
   // timeout with unspecified rules and shedding, native_transport_ms on cassandra-5.0), else
   // kNoDeadline.

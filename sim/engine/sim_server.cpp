@@ -271,7 +271,8 @@ void Simulation::Impl::enqueue_replica(std::uint32_t job, NodeId r, SimTime now)
   if (c.rows > 1) service *= 1.0 + sc_.nodes.row_cost * static_cast<double>(c.rows - 1);
   if (j.hopped) service += hop_ns() / 2;  // the owner's half of the hop
   j.epoch = nodes_.epoch(r);
-  j.end = nodes_.enqueue(r, j.owner, now, service, deadline, read && rules_.read_abort ? deadline : kNoDeadline);
+  j.end = read && read_abort_ ? nodes_.enqueue_abortable(r, j.owner, now, service, deadline, deadline)
+                              : nodes_.enqueue(r, j.owner, now, service, deadline);
   if (j.end < 0) {  // kDropped, or kAborted (Cassandra counts an aborted read as a dropped message)
     ++(read ? k.dropped_reads : k.dropped_writes);
     drop_job(job);
