@@ -257,6 +257,13 @@ struct Simulation::Impl {
   bool shed_ = true;
   bool deadline_at_arrival_ = true;  // rules_.coordinator_clock == Arrival
   bool read_abort_ = false;          // rules_.read_abort with shedding on
+  // The coordinator's timer is armed when the request arrives (deadline at arrival, coordinator
+  // work queued), else when the coordinator's work ends.
+  bool timer_at_arrival_ = false;
+  static TimerId timer_of(OpKind k) {
+    static constexpr std::array<TimerId, kOpKinds> kTimerOf{kReadTimeout, kWriteTimeout, kCasTimeout};
+    return kTimerOf[static_cast<std::size_t>(k)];
+  }
   // Per operation kind: the longest coordinator queue wait before the work is dropped (the
   // timeout with unspecified rules and shedding, native_transport_ms on cassandra-5.0), else
   // kNoDeadline.

@@ -77,6 +77,13 @@ void Simulation::Impl::on_attempt_arrive(std::uint32_t cr) {
   const double service = sc_.nodes.coordinator.sample_ns(service_rng_);
   const SimTime end = nodes_.enqueue(node, c.shard, now_, service, wait == kNoDeadline ? kNoDeadline : now_ + wait);
   c.deadline = (deadline_at_arrival_ ? now_ : nodes_.last_start()) + timeout;
+  if (timer_at_arrival_) {
+    // Armed now, so the timer FIFO gets its deadlines in order (arrival + a constant); armed when
+    // the coordinator's work ends, they would come out of order by the spread of queue waits,
+    // and the FIFO would delay the earlier ones.
+    timers_[timer_of(c.kind)].push(c.deadline, cr, c.gen);
+    arm(timer_of(c.kind));
+  }
   if (end == kDropped) {
     ++nodes_.counters(node).dropped_coordinator;
     c.shed = true;
@@ -95,6 +102,10 @@ void Simulation::Impl::on_coord_done(std::uint32_t cr) {
   const NodeId node = c.node;
   if (!nodes_.up(node) || nodes_.went_down(node, c.epoch, now_ + 1)) {
     mark_cr_done(c, cr);
+    release_cr_if_idle(cr);
+    return;
+  }
+  if (c.done) {  // the coordinator's timer fired while the work waited or ran (timer_at_arrival_)
     release_cr_if_idle(cr);
     return;
   }
@@ -125,9 +136,8 @@ void Simulation::Impl::on_coord_done(std::uint32_t cr) {
     return;
   }
 
-  static constexpr std::array<TimerId, kOpKinds> kTimerOf{kReadTimeout, kWriteTimeout, kCasTimeout};
-  const TimerId timer = kTimerOf[static_cast<std::size_t>(c.kind)];
-  timers_[timer].push(c.deadline, cr, c.gen);
+  const TimerId timer = timer_of(c.kind);
+  if (!timer_at_arrival_) timers_[timer].push(c.deadline, cr, c.gen);
   if (c.kind == OpKind::Lwt) {
     c.phase = 0;
     send_phase(cr);
