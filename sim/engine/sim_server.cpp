@@ -81,8 +81,9 @@ void Simulation::Impl::on_attempt_arrive(std::uint32_t cr) {
     // Armed now, so the timer FIFO gets its deadlines in order (arrival + a constant); armed when
     // the coordinator's work ends, they would come out of order by the spread of queue waits,
     // and the FIFO would delay the earlier ones.
-    timers_[timer_of(c.kind)].push(c.deadline, cr, c.gen);
-    arm(timer_of(c.kind));
+    DeadlineFifo& f = timers_[timer_of(c.kind)];
+    f.push(c.deadline, cr, c.gen);
+    if (!f.armed) arm(timer_of(c.kind));  // else on_coord_done's arm() trims it, as before
   }
   if (end == kDropped) {
     ++nodes_.counters(node).dropped_coordinator;
