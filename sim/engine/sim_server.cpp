@@ -320,7 +320,9 @@ bool Simulation::Impl::answer_needed(CoordReq& c, NodeId r, SimTime at) {
   if (!answers_fixed_ || c.kind == OpKind::Lwt || c.need_each || c.need_total == 0) return true;
   // An answer from outside the coordinator's DC never counts toward a LOCAL_* level.
   if (c.need_local_only && topo_.node_dc[r] != topo_.node_dc[c.node]) return false;
-  const SimTime sent = c.deadline - request_timeout(c.kind);  // when on_coord_done sent to replicas
+  // A fixed instant of the request at or before its send to the replicas (where its deadline
+  // counts from): answer times are kept relative to it.
+  const SimTime sent = c.deadline - request_timeout(c.kind);
   const SimTime rel = at - sent;
   auto& a = c.answers;
   const std::uint32_t need = c.need_total;
