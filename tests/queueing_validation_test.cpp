@@ -2,7 +2,7 @@
 // The closed forms are textbook results: M/M/1 (mean sojourn 1/(mu - lambda), sojourn time
 // exponential) and M/M/c with the Erlang C formula, e.g. L. Kleinrock, "Queueing Systems, Volume 1:
 // Theory" (Wiley, 1975), chapter 3; Little's law, J. D. C. Little, "A Proof for the Queuing Formula
-// L = lambda W", Operations Research 9(3), 1961. The M/M/1+D goodput is derived below.
+// L = lambda W", Operations Research 9(3), 1961. The M/M/1+D goodput is derived in sim_test_util.hpp.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -16,6 +16,7 @@ namespace lbsim {
 namespace {
 
 using testing::build;
+using testing::mm1d_goodput;
 using testing::queue_doc;
 using testing::run_first;
 
@@ -121,30 +122,6 @@ TEST(QueueingValidation, ClosedLoopObeysLittlesLaw) {
   std::printf("Little: X %.1f op/s, R %.4f ms, N/(R+Z) %.1f (%+.3f%%)\n", x, rt * 1e3, n / (rt + z),
               100 * (x * (rt + z) / n - 1));
   EXPECT_NEAR(x * (rt + z) / n, 1.0, 0.005) << "X " << x << " R " << rt;  // 0.5 %
-}
-
-// M/M/1+D: Poisson arrivals (lambda), exponential service (mu), FIFO, and a deterministic
-// deadline T: work that would start after T is shed unexecuted; an operation succeeds when its
-// wait plus service is at most T. The virtual waiting time V has an atom p0 at 0 and density
-// lambda p0 e^((lambda - mu) v) on (0, T], lambda p0 e^(lambda T - mu v) above (level crossing);
-// an arrival sees V (PASTA) and succeeds when V + S <= T. With a = lambda - mu and
-// G = (e^(aT) - 1) / a the integrals reduce to
-//   P(success) = (1 + lambda G - e^(aT)) / (1 + lambda G + lambda/mu e^(aT)),
-// evaluated divided by e^(aT) when a > 0 so that large T does not overflow.
-// Returns successes per unit time.
-double mm1d_goodput(double lambda, double mu, double t) {
-  const double a = lambda - mu;
-  double p = 0;
-  if (a > 0) {
-    const double x = std::exp(-a * t);            // e^(-aT)
-    const double g = -std::expm1(-a * t) / a;     // G e^(-aT)
-    p = (x + lambda * g - 1) / (x + lambda * g + lambda / mu);
-  } else {
-    const double e = std::exp(a * t);
-    const double g = std::abs(a) < 1e-12 ? t : std::expm1(a * t) / a;
-    p = (1 + lambda * g - e) / (1 + lambda * g + lambda / mu * e);
-  }
-  return lambda * p;
 }
 
 // Shedding under overload (issue 9 section 2): one node, one shard, exponential 1 ms service,

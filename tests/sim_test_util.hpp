@@ -1,5 +1,6 @@
 // Helpers for the simulation tests: small scenarios built in memory, patched with apply_set.
 #pragma once
+#include <cmath>
 #include <string>
 #include <vector>
 
@@ -47,6 +48,30 @@ inline jsonin::Json cluster_doc(int nodes = 6, int threads = 32, std::uint64_t o
       {"name": "rr", "policy": {"type": "DCAwareRoundRobin", "local_dc": "dc1"}}
     ]
   })");
+}
+
+// M/M/1+D: Poisson arrivals (lambda), exponential service (mu), FIFO, and a deterministic
+// deadline T: work that would start after T is shed unexecuted; an operation succeeds when its
+// wait plus service is at most T. The virtual waiting time V has an atom p0 at 0 and density
+// lambda p0 e^((lambda - mu) v) on (0, T], lambda p0 e^(lambda T - mu v) above (level crossing);
+// an arrival sees V (PASTA) and succeeds when V + S <= T. With a = lambda - mu and
+// G = (e^(aT) - 1) / a the integrals reduce to
+//   P(success) = (1 + lambda G - e^(aT)) / (1 + lambda G + lambda/mu e^(aT)),
+// evaluated divided by e^(aT) when a > 0 so that large T does not overflow.
+// Returns successes per unit time.
+inline double mm1d_goodput(double lambda, double mu, double t) {
+  const double a = lambda - mu;
+  double p = 0;
+  if (a > 0) {
+    const double x = std::exp(-a * t);            // e^(-aT)
+    const double g = -std::expm1(-a * t) / a;     // G e^(-aT)
+    p = (x + lambda * g - 1) / (x + lambda * g + lambda / mu);
+  } else {
+    const double e = std::exp(a * t);
+    const double g = std::abs(a) < 1e-12 ? t : std::expm1(a * t) / a;
+    p = (1 + lambda * g - e) / (1 + lambda * g + lambda / mu * e);
+  }
+  return lambda * p;
 }
 
 inline Scenario build(jsonin::Json doc, const std::vector<std::string>& sets = {}) {

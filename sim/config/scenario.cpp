@@ -200,6 +200,11 @@ Scenario scenario_from_json(Json doc, const std::string& file, const std::string
   }
 
   // Cross-section checks.
+  if (const Json* t = o.find("timeouts"); t && t->is_object() && t->contains("native_transport_ms") &&
+                                          !server_rules(sc.nodes.server).native_transport_timeout)
+    jsonin::fail("/timeouts/native_transport_ms",
+                 fmt::format("applies to cluster.server 'cassandra-5.0' only (here '{}')",
+                             server_rules(sc.nodes.server).name));
   if (sc.client.connections != Connections::None && sc.nodes.discipline != Discipline::PerShard)
     jsonin::fail("/client/connections", "shard_aware and plain connections model ScyllaDB shards: they need "
                                         "\"cluster.discipline\": \"per_shard\" (valid here: none)");

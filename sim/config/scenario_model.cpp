@@ -63,7 +63,8 @@ Dist parse_dist(const Json& j, const std::string& path) {
 }
 
 const std::vector<std::string>& node_model_keys() {
-  static const std::vector<std::string> keys{"shards", "discipline", "service", "speed", "cross_shard"};
+  static const std::vector<std::string> keys{"shards",      "discipline", "service", "speed", "cross_shard",
+                                             "server", "max_concurrent_requests_per_shard"};
   return keys;
 }
 
@@ -101,6 +102,29 @@ NodeModelSpec parse_node_model(const Json& cluster, const std::string& path, con
     s.cross_shard_hop_ns = co.number("hop_ns", 0, 1e9, s.cross_shard_hop_ns);
     if (const Json* d = co.find("latency")) s.cross_shard_latency = parse_dist(*d, co.path_of("latency"));
     s.rpc_on_sender_shard = co.boolean("rpc_lands_on_sender_shard", s.rpc_on_sender_shard);
+  }
+  if (const Json* sv = o.find("server")) {
+    const std::string name = jsonin::as_string(*sv, o.path_of("server"));
+    std::vector<std::string> names;
+    bool found = false;
+    for (std::size_t k = 0; k < kServerReleases && !found; ++k) {
+      const auto r = static_cast<ServerRelease>(k);
+      names.emplace_back(server_rules(r).name);
+      if (name == server_rules(r).name) {
+        s.server = r;
+        found = true;
+      }
+    }
+    if (!found) jsonin::fail(o.path_of("server"), "unknown value '" + name + "'; valid: " + jsonin::join(names));
+  }
+  if (o.has("max_concurrent_requests_per_shard")) {
+    const std::string mp = o.path_of("max_concurrent_requests_per_shard");
+    if (!server_rules(s.server).admission_limit)
+      jsonin::fail(mp, fmt::format("is a ScyllaDB option; cluster.server '{}' has no admission limit (valid with: "
+                                   "unspecified, scylla-*)",
+                                   server_rules(s.server).name));
+    s.max_requests_per_shard =
+        static_cast<std::uint32_t>(o.integer("max_concurrent_requests_per_shard", 1, 1'000'000'000, 1));
   }
   s.speed.assign(topo.size(), 1.0);
   if (const Json* sp = o.find("speed")) {
@@ -152,12 +176,13 @@ NetworkSpec parse_network(const Json* j, const std::string& path, const Topology
 TimeoutSpec parse_timeouts(const Json* j, const std::string& path) {
   TimeoutSpec s;
   if (!j) return s;
-  Object o(*j, path, {"read_ms", "write_ms", "client_ms", "shed_expired", "cas_ms"});
+  Object o(*j, path, {"read_ms", "write_ms", "client_ms", "shed_expired", "cas_ms", "native_transport_ms"});
   s.read = from_ms(o.number("read_ms", 1e-3, 3.6e6, to_ms(s.read)));
   s.write = from_ms(o.number("write_ms", 1e-3, 3.6e6, to_ms(s.write)));
   s.client = from_ms(o.number("client_ms", 1e-3, 3.6e6, to_ms(s.client)));
   s.shed_expired = o.boolean("shed_expired", s.shed_expired);
   s.cas = from_ms(o.number("cas_ms", 1e-3, 3.6e6, to_ms(s.cas)));
+  s.native_transport = from_ms(o.number("native_transport_ms", 1e-3, 3.6e6, to_ms(s.native_transport)));
   return s;
 }
 

@@ -4,6 +4,7 @@
 #pragma once
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "sim/cluster/topology.hpp"
@@ -15,6 +16,99 @@ namespace lbsim {
 // per_shard (ScyllaDB): one FIFO queue per shard, a request goes to the shard owning its token.
 // shared (Cassandra): one FIFO queue per node served by `shards` threads.
 enum class Discipline : std::uint8_t { PerShard, Shared };
+
+// The server software whose request-lifetime rules a run follows (cluster.server; the table of
+// rules is server_rules() below, documented rule by rule in configs/README.md). Unspecified keeps
+// lbsim's own mixed rules, which no release has.
+enum class ServerRelease : std::uint8_t {
+  Unspecified, Cassandra311, Cassandra41, Cassandra50, Scylla2024_1, Scylla2025_1, Scylla2025_2, Scylla2026_1
+};
+inline constexpr std::size_t kServerReleases = 8;
+
+// Where the coordinator fixes a request's deadline (once; it never restarts).
+enum class CoordinatorClock : std::uint8_t {
+  Arrival,  // when the request reaches the coordinator (its queue wait counts)
+  Dequeue,  // when the coordinator starts executing it (its queue wait does not count)
+};
+// Where replica work's expiry counts from.
+enum class ReplicaClock : std::uint8_t {
+  Coordinator,  // the coordinator's deadline itself
+  Sent,         // the message's creation on the coordinator + the verb's timeout
+  Receipt,      // the message's receipt on the replica + the verb's timeout
+};
+
+// One release's rules. Add a field with a comment naming its source, then a value in every row of
+// server_rules(); the default member values are lbsim's unspecified rules.
+struct ServerRules {
+  std::string_view name = "unspecified";
+  bool scylla = false;
+  // Coordinator: where the request's timeout clock starts. Cassandra: the Native-Transport-Requests
+  // stage starts the clock when it dequeues the request (apache/cassandra
+  // src/java/org/apache/cassandra/transport/Dispatcher.java; 5.0's cql_start_time: REQUEST, the
+  // default, CASSANDRA-19534). ScyllaDB: the statement computes its timeout when it executes
+  // (scylladb/scylladb cql3/statements/modification_statement.cc, select_statement.cc).
+  CoordinatorClock coordinator_clock = CoordinatorClock::Arrival;
+  // Coordinator: work that would start after arrival + timeout is discarded at the head of the
+  // queue, answering Read/WriteTimeout at the deadline. lbsim's own rule; no release has it.
+  bool coordinator_drops_expired = true;
+  // Coordinator: a request dequeued more than timeouts.native_transport_ms after it arrived is
+  // answered OverloadedException without executing (apache/cassandra 5.0, CASSANDRA-19534:
+  // native_transport_timeout, 12 s; earlier releases never drop at the coordinator).
+  bool native_transport_timeout = false;
+  // Coordinator: cluster.max_concurrent_requests_per_shard admits at most that many requests per
+  // shard, answering OVERLOADED on arrival (scylladb/scylladb db/config.cc, transport/server.cc
+  // requests_shed; unlimited by default).
+  bool admission_limit = true;
+  // Replica: where the expiry of replica work counts from. Cassandra's InboundMessageHandler
+  // expires a message at its creation on the sender + the verb timeout when internode_timeout is
+  // true (the default since 4.1, conf/cassandra.yaml), at its receipt when false (3.x:
+  // cross_node_timeout: false). ScyllaDB sends the coordinator's absolute timeout with the RPC.
+  // lbsim's unspecified rule: the coordinator's deadline.
+  ReplicaClock replica_clock = ReplicaClock::Coordinator;
+  // Replica work that expired before its stage starts is dropped unexecuted (Cassandra:
+  // InboundMessageHandler on arrival and at ProcessMessage.run; ScyllaDB: database::apply's timeout
+  // on entry, reads timing out in the reader-concurrency-semaphore queue). An item that arrives
+  // expired starts after its expiry, so the drop on arrival is the same rule. All rows: this rule;
+  // timeouts.shed_expired false turns it off.
+  // Replica: a read running at its expiry is cancelled and answers nothing (apache/cassandra
+  // src/java/org/apache/cassandra/db/ReadCommandVerbHandler.java: setMonitoringTime, then
+  // "Discarding partial response ... (timed out)", counted as a dropped message; since 3.10,
+  // CASSANDRA-7392). ScyllaDB: not modelled (not established that readers stop at their deadline).
+  bool read_abort = false;
+};
+
+// The rules of `r`, one row per release.
+constexpr ServerRules server_rules(ServerRelease r) {
+  ServerRules s;  // unspecified: the member defaults
+  if (r == ServerRelease::Unspecified) return s;
+  // Every real release starts the coordinator's clock at dequeue and never drops expired work there.
+  s.coordinator_clock = CoordinatorClock::Dequeue;
+  s.coordinator_drops_expired = false;
+  s.scylla = r >= ServerRelease::Scylla2024_1;
+  if (!s.scylla) {  // Cassandra
+    s.admission_limit = false;
+    s.replica_clock = ReplicaClock::Sent;  // conf/cassandra.yaml 4.1, 5.0: internode_timeout: true
+    s.read_abort = true;                   // ReadCommandVerbHandler, since 3.10
+  }
+  switch (r) {
+    case ServerRelease::Unspecified: break;
+    case ServerRelease::Cassandra311:
+      s.name = "cassandra-3.11";
+      s.replica_clock = ReplicaClock::Receipt;  // conf/cassandra.yaml 3.11: cross_node_timeout: false
+      break;
+    case ServerRelease::Cassandra41: s.name = "cassandra-4.1"; break;
+    case ServerRelease::Cassandra50:
+      s.name = "cassandra-5.0";
+      s.native_transport_timeout = true;  // CASSANDRA-19534
+      break;
+    // ScyllaDB: no differences between these releases in the rules above.
+    case ServerRelease::Scylla2024_1: s.name = "scylla-2024.1"; break;
+    case ServerRelease::Scylla2025_1: s.name = "scylla-2025.1"; break;
+    case ServerRelease::Scylla2025_2: s.name = "scylla-2025.2"; break;
+    case ServerRelease::Scylla2026_1: s.name = "scylla-2026.1"; break;
+  }
+  return s;
+}
 
 struct NodeModelSpec {
   std::uint32_t shards = 4;
@@ -38,6 +132,10 @@ struct NodeModelSpec {
   // Inter-node RPCs land on the sender's shard number and hop from there when that is not the
   // owner (inferred from messaging_service's port-based shard selection).
   bool rpc_on_sender_shard = true;
+  // cluster.server and the rules it selects (server_rules()).
+  ServerRelease server = ServerRelease::Unspecified;
+  // cluster.max_concurrent_requests_per_shard (releases with admission_limit); 0: unlimited.
+  std::uint32_t max_requests_per_shard = 0;
 };
 
 struct NetworkSpec {
@@ -57,6 +155,9 @@ struct TimeoutSpec {
   SimTime client = 12 * kSec;  // driver SocketOptions.readTimeoutMillis (per attempt)
   bool shed_expired = true;    // nodes drop work that would start after its request's timeout
   SimTime cas = kSec;          // cas_contention_timeout_in_ms: an LWT's Paxos rounds (then + write for commit)
+  // native_transport_timeout (cassandra-5.0 only, CASSANDRA-19534): longest wait in the coordinator's
+  // queue before the request is answered OverloadedException.
+  SimTime native_transport = 12 * kSec;
 };
 
 // Java driver 3.x DefaultRetryPolicy: Unavailable -> next host once; client timeout or

@@ -61,7 +61,9 @@ SimTime NodeModel::paused_within(NodeId n, SimTime a, SimTime b) const {
   return p;
 }
 
-SimTime NodeModel::enqueue(NodeId id, std::uint32_t shard, SimTime now, double service, SimTime deadline) {
+template <bool kAbort>
+SimTime NodeModel::enqueue_impl(NodeId id, std::uint32_t shard, SimTime now, double service, SimTime deadline,
+                                SimTime abort_at) {
   const Hot& h = hot_[id];
   Server* sv = servers_of(id);
   const std::size_t servers = spec_->shards;
@@ -81,6 +83,7 @@ SimTime NodeModel::enqueue(NodeId id, std::uint32_t shard, SimTime now, double s
   // and one pass over 32 costs fewer mispredicted branches than a check at every arrival
   // (issue 14: about 2.8 per operation on configs/default.json).
   if (ends.size() >= Ends::kTrimEvery) ends.pop_until(now);
+  last_start_ = start;
   if (start > deadline) {
     // Expired while it waited: dequeued and discarded at its start, using no server time.
     ends.push(start);
@@ -95,20 +98,29 @@ SimTime NodeModel::enqueue(NodeId id, std::uint32_t shard, SimTime now, double s
     }
   const double scaled = service * factor;
   SimTime end = start + (scaled <= 0 ? 0 : static_cast<SimTime>(scaled + 0.5));
-  const SimTime work = end - start;
+  SimTime work = end - start;
   if (h.has_pauses)
     for (const auto& w : cold_[id].pauses) {
       if (w.start >= end) break;
       if (w.start > start) end += w.end - w.start;  // in service when the pause began
     }
+  const bool aborted = kAbort && end > abort_at;
+  if (aborted) [[unlikely]] {
+    // Cancelled in service at abort_at (>= start: abort_at is at least the deadline): the server
+    // worked from its start to then, pauses apart.
+    end = std::max(abort_at, start);
+    work = end - start - (h.has_pauses ? paused_within(id, start, end) : 0);
+  }
   LBSIM_DCHECK(start >= now && end >= start && work >= 0, "work ends before it starts or starts before it arrives");
   s.free_at = end;
   ends.push(end);
   s.busy += work;
   c.busy += work;
   c.sojourn += end - now;
-  return end;
+  return aborted ? kAborted : end;
 }
+template SimTime NodeModel::enqueue_impl<false>(NodeId, std::uint32_t, SimTime, double, SimTime, SimTime);
+template SimTime NodeModel::enqueue_impl<true>(NodeId, std::uint32_t, SimTime, double, SimTime, SimTime);
 
 NodeSnapshot NodeModel::snapshot(NodeId id, SimTime t) const {
   const NodeCounters& c = counters_[id];

@@ -46,15 +46,25 @@ struct NodeSnapshot {
 
 inline constexpr SimTime kNoDeadline = INT64_MAX;
 inline constexpr SimTime kDropped = -1;  // NodeModel::enqueue: the item expired before its start
+inline constexpr SimTime kAborted = -2;  // NodeModel::enqueue: the item was cancelled in service
 
 class NodeModel {
  public:
   NodeModel(const NodeModelSpec& spec, std::size_t nodes, const FaultSpec& faults);
 
   // Work of `service` ns (before speed and slow factors) arriving at `now`; returns its end, or
-  // kDropped when it would start after `deadline` (it then uses no server time). Work arrives in
-  // time order: `now` never decreases from one call to the next.
-  SimTime enqueue(NodeId node, std::uint32_t shard, SimTime now, double service, SimTime deadline = kNoDeadline);
+  // kDropped when it would start after `deadline` (it then uses no server time), or kAborted when
+  // it would still run at `abort_at`: it is cancelled then, its server free from that instant.
+  // Work arrives in time order: `now` never decreases from one call to the next.
+  SimTime enqueue(NodeId node, std::uint32_t shard, SimTime now, double service, SimTime deadline = kNoDeadline) {
+    return enqueue_impl<false>(node, shard, now, service, deadline, kNoDeadline);
+  }
+  SimTime enqueue_abortable(NodeId node, std::uint32_t shard, SimTime now, double service, SimTime deadline,
+                            SimTime abort_at) {
+    return enqueue_impl<true>(node, shard, now, service, deadline, abort_at);
+  }
+  // The start of the work item of the last enqueue() (its dequeue, also when it was dropped).
+  SimTime last_start() const { return last_start_; }
 
   // The node's counters and its exact busy and in-system integrals up to `t` (t >= the last
   // arrival): work already queued but scheduled after `t` is left out.
@@ -141,6 +151,11 @@ class NodeModel {
   struct alignas(64) Counters : NodeCounters {};
   Server* servers_of(NodeId n) { return &servers_[static_cast<std::size_t>(n) * spec_->shards]; }
   const Server* servers_of(NodeId n) const { return &servers_[static_cast<std::size_t>(n) * spec_->shards]; }
+  // enqueue(), with the in-service abort compiled in only where it is used (reads on releases
+  // that abort them): scenarios without it pay nothing for it.
+  template <bool kAbort>
+  SimTime enqueue_impl(NodeId node, std::uint32_t shard, SimTime now, double service, SimTime deadline,
+                       SimTime abort_at);
   SimTime paused_until_slow(NodeId n, SimTime t) const;
   // Pause time of node n inside [a, b).
   SimTime paused_within(NodeId n, SimTime a, SimTime b) const;
@@ -150,6 +165,7 @@ class NodeModel {
   std::vector<Counters> counters_;
   std::vector<Server> servers_;  // node n's are [n x shards, (n + 1) x shards)
   std::vector<Cold> cold_;
+  SimTime last_start_ = 0;
 };
 
 }  // namespace lbsim

@@ -218,8 +218,10 @@ void Simulation::Impl::on_client_response(std::uint32_t cr) {
   release_cr_if_idle(cr);
   if (!current) return;  // the attempt already timed out on the client
   const std::uint32_t id = attempts_[a].op;
-  end_attempt(a, success ? ResponseKind::Success
-                         : (error == ErrorKind::Unavailable ? ResponseKind::Unavailable : ResponseKind::Timeout));
+  end_attempt(a, success                           ? ResponseKind::Success
+                 : error == ErrorKind::Unavailable ? ResponseKind::Unavailable
+                 : error == ErrorKind::Overloaded  ? ResponseKind::Overloaded
+                                                   : ResponseKind::Timeout);
   Op& op = ops_[id];
   if (op.done) {
     maybe_free_op(id);
@@ -251,6 +253,9 @@ void Simulation::Impl::on_decoded(std::uint32_t id) {
   op.decoding = false;
   if (op.answer_success) finish_op(id, true, ErrorKind::Unavailable);
   else if (op.answer_error == ErrorKind::Unavailable) after_failure(id, op.answer_error, false, true);
+  // OVERLOADED / OverloadedException: the Java driver's DefaultRetryPolicy.onRequestError (3.x;
+  // 4.x onErrorResponse) tries the next host, for idempotent statements: as a client error here.
+  else if (op.answer_error == ErrorKind::Overloaded) after_failure(id, op.answer_error, true, false);
   else finish_op(id, false, op.answer_error);  // server read/write timeouts are not retried
 }
 

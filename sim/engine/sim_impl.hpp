@@ -90,7 +90,7 @@ struct Simulation::Impl {
   // 96 bytes each of those cost two lines. EACH_QUORUM's per-DC counts live in cr_per_dc_.
   struct alignas(64) CoordReq {  // fields ordered by size (one per request in flight)
     Token token = 0;
-    SimTime deadline = 0;   // the coordinator's read/write timeout instant
+    SimTime deadline = 0;   // the coordinator's read/write timeout instant, fixed once (ServerRules)
     std::uint32_t gen = 0;
     std::uint32_t attempt = 0, attempt_gen = 0;
     NodeId node = 0;
@@ -117,6 +117,7 @@ struct Simulation::Impl {
     bool payload : 1 = false;      // tablets: the answer carries tablets-routing-v1 (misrouted)
     bool need_local_only : 1 = false;
     bool need_each : 1 = false;
+    bool admitted : 1 = false;     // counted in admitted_ (cluster.max_concurrent_requests_per_shard)
   };
   static_assert(sizeof(CoordReq) == 64);
   // 32 bytes, aligned: a replica job is read cold when its answer arrives (10,000 client
@@ -126,7 +127,7 @@ struct Simulation::Impl {
     std::uint32_t cr = 0;
     NodeId node = 0;
     std::uint32_t epoch = 0;
-    SimTime end = 0;
+    SimTime end = 0;            // until its service is scheduled: the work's expiry (enqueue_replica)
     std::uint16_t owner = 0;    // the shard owning the token on this node (shards <= 1024)
     std::uint16_t arrival = 0;  // the shard the work arrives on
     bool hopped = false;        // the arrival shard's half of a hop is done
@@ -249,6 +250,26 @@ struct Simulation::Impl {
   // By table: reads and writes alternate at random, so a branch on the kind mispredicts often.
   SimTime request_timeout(OpKind k) const { return timeout_by_kind_[static_cast<std::size_t>(k)]; }
   std::array<SimTime, kOpKinds> timeout_by_kind_{};  // read, write, LWT (cas + write for the commit)
+  static ErrorKind timeout_error(OpKind k) { return k == OpKind::Read ? ErrorKind::ReadTimeout : ErrorKind::WriteTimeout; }
+  // The deadline and abort rules of cluster.server (model_spec.hpp); shedding off
+  // (timeouts.shed_expired false) turns the expiry-based drops and aborts off.
+  ServerRules rules_;
+  bool shed_ = true;
+  bool deadline_at_arrival_ = true;  // rules_.coordinator_clock == Arrival
+  bool read_abort_ = false;          // rules_.read_abort with shedding on
+  // The coordinator's timer is armed when the request arrives (deadline at arrival, coordinator
+  // work queued), else when the coordinator's work ends.
+  bool timer_at_arrival_ = false;
+  static TimerId timer_of(OpKind k) {
+    static constexpr std::array<TimerId, kOpKinds> kTimerOf{kReadTimeout, kWriteTimeout, kCasTimeout};
+    return kTimerOf[static_cast<std::size_t>(k)];
+  }
+  // Per operation kind: the longest coordinator queue wait before the work is dropped (the
+  // timeout with unspecified rules and shedding, native_transport_ms on cassandra-5.0), else
+  // kNoDeadline.
+  std::array<SimTime, kOpKinds> coord_max_wait_{};
+  // Per (node, shard) lane: requests admitted and not yet answered, with an admission limit only.
+  std::vector<std::uint32_t> admitted_;
 
   const Scenario& sc_;
   const TokenRing& ring_;
@@ -296,6 +317,10 @@ struct Simulation::Impl {
   void mark_cr_done(CoordReq& c, std::uint32_t cr) {
     c.done = true;
     cr_live_[cr] = kDeadTag;
+    if (c.admitted) [[unlikely]] {  // it leaves its shard's admission count
+      c.admitted = false;
+      --admitted_[lane(c.node, c.shard)];
+    }
   }
   // Attempts that the client CPU has not yet written to the connection, by send time.
   struct PendingSend {

@@ -50,20 +50,47 @@ void Simulation::Impl::on_attempt_arrive(std::uint32_t cr) {
   if (window_open_ && !window_closed_) result_.timeline.record_coordinator(now_ - window_start_, node);
   if (!shard_counts_.empty()) ++shard_counts_[lane(node, c.shard)].coordinator;  // (node, shard) as lanes are
   c.epoch = nodes_.epoch(node);
+  if (!admitted_.empty()) {
+    // ScyllaDB's admission limit: a shard holding max_concurrent_requests_per_shard requests
+    // answers OVERLOADED at once (scylladb/scylladb transport/server.cc, requests_shed).
+    std::uint32_t& held = admitted_[lane(node, c.shard)];
+    if (held >= sc_.nodes.max_requests_per_shard) {
+      ++nodes_.counters(node).dropped_coordinator;
+      respond(cr, false, ErrorKind::Overloaded);
+      return;
+    }
+    ++held;
+    c.admitted = true;
+  }
   ++c.pending;
+  const SimTime timeout = request_timeout(c.kind);
   if (sc_.nodes.coordinator.is_zero()) {
+    c.deadline = now_ + timeout;  // arrival and dequeue coincide
     on_coord_done(cr);
     return;
   }
-  // The request times out on the coordinator `timeout` after it arrived; with shedding, work that
-  // would only start after that is discarded when it reaches the head of the queue.
-  const SimTime deadline = sc_.timeouts.shed_expired ? now_ + request_timeout(c.kind) : kNoDeadline;
+  // The deadline is fixed here, once (ServerRules::coordinator_clock): at arrival, or at the start
+  // of the coordinator's work. Work that waits too long is dropped at the head of the queue: past
+  // its deadline with lbsim's unspecified rules (answering Read/WriteTimeout at the deadline), past
+  // native_transport_ms with cassandra-5.0 (answering OverloadedException when dequeued).
+  const SimTime wait = coord_max_wait_[static_cast<std::size_t>(c.kind)];
   const double service = sc_.nodes.coordinator.sample_ns(service_rng_);
-  const SimTime end = nodes_.enqueue(node, c.shard, now_, service, deadline);
+  const SimTime end = nodes_.enqueue(node, c.shard, now_, service, wait == kNoDeadline ? kNoDeadline : now_ + wait);
+  c.deadline = (deadline_at_arrival_ ? now_ : nodes_.last_start()) + timeout;
+  if (timer_at_arrival_) {
+    // Armed now, so the timer FIFO gets its deadlines in order (arrival + a constant); armed when
+    // the coordinator's work ends, they would come out of order by the spread of queue waits,
+    // and the FIFO would delay the earlier ones.
+    DeadlineFifo& f = timers_[timer_of(c.kind)];
+    f.push(c.deadline, cr, c.gen);
+    if (!f.armed) arm(timer_of(c.kind));  // else on_coord_done's arm() trims it, as before
+  }
   if (end == kDropped) {
     ++nodes_.counters(node).dropped_coordinator;
     c.shed = true;
-    q_.push(deadline, kCoordDone, cr);
+    const bool overloaded = rules_.native_transport_timeout;
+    c.error = overloaded ? ErrorKind::Overloaded : timeout_error(c.kind);
+    q_.push(overloaded ? nodes_.last_start() : c.deadline, kCoordDone, cr);
     return;
   }
   q_.push_lane(lane(node, c.shard), end, kCoordDone, cr);
@@ -79,8 +106,16 @@ void Simulation::Impl::on_coord_done(std::uint32_t cr) {
     release_cr_if_idle(cr);
     return;
   }
-  if (c.shed) {  // dropped unexecuted: the client gets the coordinator's timeout error
-    respond(cr, false, c.kind == OpKind::Read ? ErrorKind::ReadTimeout : ErrorKind::WriteTimeout);
+  if (c.done) {  // the coordinator's timer fired while the work waited or ran (timer_at_arrival_)
+    release_cr_if_idle(cr);
+    return;
+  }
+  if (c.shed) {  // dropped unexecuted: the error chosen when it was dropped
+    respond(cr, false, c.error);
+    return;
+  }
+  if (now_ >= c.deadline) {  // the coordinator's own work outlasted the timeout
+    respond(cr, false, timeout_error(c.kind));
     return;
   }
   tablet_route(cr);
@@ -102,10 +137,8 @@ void Simulation::Impl::on_coord_done(std::uint32_t cr) {
     return;
   }
 
-  c.deadline = now_ + request_timeout(c.kind);
-  static constexpr std::array<TimerId, kOpKinds> kTimerOf{kReadTimeout, kWriteTimeout, kCasTimeout};
-  const TimerId timer = kTimerOf[static_cast<std::size_t>(c.kind)];
-  timers_[timer].push(c.deadline, cr, c.gen);
+  const TimerId timer = timer_of(c.kind);
+  if (!timer_at_arrival_) timers_[timer].push(c.deadline, cr, c.gen);
   if (c.kind == OpKind::Lwt) {
     c.phase = 0;
     send_phase(cr);
@@ -139,6 +172,8 @@ void Simulation::Impl::send_to_replicas(std::uint32_t cr, std::span<const NodeId
     j.owner = static_cast<std::uint16_t>(owner);
     j.arrival = static_cast<std::uint16_t>(hops && (r == node || sc_.nodes.rpc_on_sender_shard) ? crs_[cr].shard : owner);
     j.phase = crs_[cr].phase;
+    // The work's expiry (ServerRules::replica_clock) while it waits; receipt clocks set it on arrival.
+    j.end = rules_.replica_clock == ReplicaClock::Sent ? now_ + request_timeout(crs_[cr].kind) : crs_[cr].deadline;
     ++crs_[cr].outstanding;
     if (r == node) enqueue_replica(job, r, now_);
     else q_.push(now_ + net(node, r), kReplicaArrive, job);
@@ -214,10 +249,12 @@ void Simulation::Impl::enqueue_replica(std::uint32_t job, NodeId r, SimTime now)
   CoordReq& c = crs_[j.cr];
   // LWT rounds: read (1) is a read, prepare (0), propose (2) and commit (3) are writes.
   const bool read = c.kind == OpKind::Read || (c.kind == OpKind::Lwt && j.phase == 1);
-  // A replica drops a request that expired while queued (the deadline is the coordinator's, as
-  // Cassandra's message expiry and ScyllaDB's request timeout are); the coordinator then counts no
-  // answer from it.
-  const SimTime deadline = sc_.timeouts.shed_expired ? c.deadline : kNoDeadline;
+  // A replica drops work that expired before its start (on arrival or while queued), and with
+  // read_abort cancels a read still running at its expiry; the coordinator then counts no answer
+  // from it. The expiry is in j.end (ServerRules::replica_clock): the coordinator's deadline, the
+  // message's creation + timeout, or (set here, on the first arrival) its receipt + timeout.
+  if (rules_.replica_clock == ReplicaClock::Receipt && !j.hopped) j.end = now + request_timeout(c.kind);
+  const SimTime deadline = shed_ ? j.end : kNoDeadline;
   NodeCounters& k = nodes_.counters(r);
   if (j.arrival != j.owner && !j.hopped) {
     // The arrival shard's half of the hop; the owner takes over when it is done (on_hop_done).
@@ -239,8 +276,9 @@ void Simulation::Impl::enqueue_replica(std::uint32_t job, NodeId r, SimTime now)
   if (c.rows > 1) service *= 1.0 + sc_.nodes.row_cost * static_cast<double>(c.rows - 1);
   if (j.hopped) service += sc_.nodes.cross_shard_hop_ns / 2;  // the owner's half of the hop (model_spec.hpp)
   j.epoch = nodes_.epoch(r);
-  j.end = nodes_.enqueue(r, j.owner, now, service, deadline);
-  if (j.end == kDropped) {
+  j.end = read && read_abort_ ? nodes_.enqueue_abortable(r, j.owner, now, service, deadline, deadline)
+                              : nodes_.enqueue(r, j.owner, now, service, deadline);
+  if (j.end < 0) {  // kDropped, or kAborted (Cassandra counts an aborted read as a dropped message)
     ++(read ? k.dropped_reads : k.dropped_writes);
     drop_job(job);
     return;
@@ -276,7 +314,9 @@ bool Simulation::Impl::answer_needed(CoordReq& c, NodeId r, SimTime at) {
   if (!answers_fixed_ || c.kind == OpKind::Lwt || c.need_each || c.need_total == 0) return true;
   // An answer from outside the coordinator's DC never counts toward a LOCAL_* level.
   if (c.need_local_only && topo_.node_dc[r] != topo_.node_dc[c.node]) return false;
-  const SimTime sent = c.deadline - request_timeout(c.kind);  // when on_coord_done sent to replicas
+  // A fixed instant of the request at or before its send to the replicas (where its deadline
+  // counts from): answer times are kept relative to it.
+  const SimTime sent = c.deadline - request_timeout(c.kind);
   const SimTime rel = at - sent;
   auto& a = c.answers;
   const std::uint32_t need = c.need_total;
@@ -349,7 +389,10 @@ void Simulation::Impl::on_replica_done(std::uint32_t job) {
       return;
     }
     if (met) {
-      respond(j.cr, true, ErrorKind::Unavailable);
+      // An answer after the deadline does not count: the timeout error went, or goes, first (a
+      // timer whose FIFO holds an earlier-armed later deadline can fire late).
+      if (now_ > c.deadline) respond(j.cr, false, timeout_error(c.kind));
+      else respond(j.cr, true, ErrorKind::Unavailable);
       return;
     }
   }

@@ -28,6 +28,15 @@ Simulation::Impl::Impl(const Scenario& sc, const PolicyEntry& entry, std::unique
       nodes_(sc.nodes, topo_.size(), sc.faults), cpu_(sc.client), server_up_(topo_.size(), 1),
       result_() {
   timeout_by_kind_ = {sc.timeouts.read, sc.timeouts.write, sc.timeouts.cas + sc.timeouts.write};
+  rules_ = server_rules(sc.nodes.server);
+  shed_ = sc.timeouts.shed_expired;
+  deadline_at_arrival_ = rules_.coordinator_clock == CoordinatorClock::Arrival;
+  read_abort_ = rules_.read_abort && shed_;
+  timer_at_arrival_ = deadline_at_arrival_ && !sc.nodes.coordinator.is_zero();
+  for (std::size_t k = 0; k < kOpKinds; ++k)
+    coord_max_wait_[k] = rules_.native_transport_timeout                 ? sc.timeouts.native_transport
+                         : rules_.coordinator_drops_expired && shed_ ? timeout_by_kind_[k]
+                                                                     : kNoDeadline;
   // Network latency classes: 0 same node, 1 same rack, 2 same DC, 3 cross DC, 4.. DC pairs.
   const NetworkSpec& net = sc.network;
   lat_ = {Dist::constant(0), net.same_rack, net.same_dc, net.cross_dc};
@@ -91,6 +100,7 @@ Simulation::Impl::Impl(const Scenario& sc, const PolicyEntry& entry, std::unique
   busy_rejections_.assign(n_, 0);
   node_hops_.assign(n_, 0);
   if (per_shard && shards_ > 1) shard_counts_.assign(n_ * shards_, {});
+  if (sc.nodes.max_requests_per_shard > 0) admitted_.assign(n_ * shards_, 0);
 
   init_tablets();
   result_.timeline.set_nodes(n_);

@@ -86,8 +86,10 @@ class Slab {
 };
 
 // A FIFO of (deadline, id, gen) with non-decreasing deadlines (push clamps a deadline up to the
-// last one pushed; callers' deadlines are "now + constant", so the clamp is at most the small
-// disorder of send times).
+// last one pushed; callers push "now + constant" or, for coordinators that fix the deadline at
+// dequeue, "start + constant" when the work ends, so the clamp is at most the small disorder of
+// send times or of coordinator service times; an answer after its request's deadline never
+// counts as a success either way).
 class DeadlineFifo {
  public:
   struct Entry {

@@ -32,11 +32,14 @@ enum class ErrorKind : std::uint8_t {
   ClientTimeout,    // no answer within timeouts.client_ms on the last attempt
   NoHostAvailable,  // the query plan ran out of hosts
   ClientBusy,       // open loop: more than client.max_in_flight operations outstanding
+  Overloaded,       // the server shed the request unexecuted: ScyllaDB's OVERLOADED (admission limit),
+                    // Cassandra 5.0's OverloadedException (native_transport_timeout)
 };
-inline constexpr std::size_t kErrorKinds = 6;
+inline constexpr std::size_t kErrorKinds = 7;
 constexpr std::string_view error_name(ErrorKind k) {
   constexpr std::string_view names[] = {"unavailable",    "read_timeout",      "write_timeout",
-                                        "client_timeout", "no_host_available", "client_busy"};
+                                        "client_timeout", "no_host_available", "client_busy",
+                                        "overloaded"};
   return names[static_cast<std::size_t>(k)];
 }
 
