@@ -176,6 +176,17 @@ TEST_F(VerdictWarnings, RunWithoutASuccessfulOperationExitsOne) {
   EXPECT_TRUE(fs::exists(dir_ / "out" / "causes" / "rr.json"));
   const std::string seeds = run(scenario, 1, "--seeds 2");
   EXPECT_TRUE(has(seeds, "rr seed 1 (failed: no_host_available 200), rr seed 2 (failed: no_host_available 200)")) << seeds;
+  // A sweep likewise: every point's runs are named (the node is down at both thread counts), the
+  // sweep document is still written, and the exit code is 1.
+  const std::string cmd = std::string(LBSIM_BINARY) + " sweep " + (dir_ / "s.json").string() +
+                          " --set client.threads=2,4 --quiet --out " + (dir_ / "sweep").string() + " >/dev/null 2>" +
+                          (dir_ / "stderr").string();
+  EXPECT_EQ(testing_files::shell(cmd), 1) << slurp(dir_ / "stderr");
+  const std::string sweep = slurp(dir_ / "stderr");
+  EXPECT_TRUE(has(sweep, "lbsim sweep: error: no operation completed successfully in the measurement window of 2 run(s)"))
+      << sweep;
+  EXPECT_TRUE(has(sweep, "rr seed 1 (failed: no_host_available 200)")) << sweep;
+  EXPECT_TRUE(fs::exists(dir_ / "sweep" / "sweep.json"));
 }
 
 }  // namespace

@@ -5,13 +5,16 @@
 // DIR/sweep.shard-I-of-N.json for a slice (join slices with `lbsim merge`).
 #include <filesystem>
 #include <iostream>
+#include <string>
 #include <thread>
+#include <vector>
 
 #include <fmt/format.h>
 #include <unistd.h>
 
 #include "sim/cli/command.hpp"
 #include "sim/cli/interrupt.hpp"
+#include "sim/report/compare.hpp"
 #include "sim/report/report_json.hpp"
 #include "sim/runner/runner.hpp"
 #include "sim/runner/sweep.hpp"
@@ -132,6 +135,22 @@ int run_sweep(const std::vector<std::string>& args) {
   else std::cout << fmt::format("Sweep of {} ({} points, {} seeds, {} ran, {} reused)\n", base.name, points.size(), k,
                                 res.ran, res.reused)
                  << sweep_table(nlohmann::json::parse(doc.dump())) << "\nsweep: " << out << "\n";
+  // A run that completed no operation answers nothing (its figures are zeros), as in `lbsim run`:
+  // after the output, the sweep names such runs and exits 1.
+  std::vector<std::string> empty;
+  for (std::size_t i = 0; i < jobs.size(); ++i) {
+    const PolicyLoad load = policy_load(jobs[i].policy->name, std::vector<const nlohmann::json*>{&*res.reports[i]});
+    if (load.throughput <= 0)
+      empty.push_back(fmt::format("{} {} seed {} (failed: {})", points[job_point[i]].id, jobs[i].policy->name,
+                                  jobs[i].seed, error_counts(load)));
+  }
+  if (!empty.empty()) {
+    fmt::print(stderr,
+               "lbsim sweep: error: no operation completed successfully in the measurement window of {} run(s): {}; "
+               "their figures are zeros and answer nothing (the reports in {} give the errors)\n",
+               empty.size(), fmt::join(empty, ", "), dir);
+    return 1;
+  }
   return 0;
 }
 

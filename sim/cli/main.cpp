@@ -1,5 +1,5 @@
 // lbsim: entry point. Dispatches to the registered commands and maps errors to exit codes:
-// 0 success, 1 output/system failure (and `run` when a run completed no operation successfully),
+// 0 success, 1 output/system failure (and `run` or `sweep` when a run completed no operation successfully),
 // 2 bad input (with the JSON path or option named).
 #include <algorithm>
 #include <cstdio>
