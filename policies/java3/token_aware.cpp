@@ -221,9 +221,9 @@ HostId NeutralPlan::next() {
       ++ri_;
       continue;
     }
-    const HostId h = rot_.at(at);
-    if (rot_.deferring && child_->passed_deferred(h)) continue;  // came out of the walk, deferred
-    return h;
+    const HostId passed = rot_.at(at);
+    if (rot_.deferring && child_->passed_deferred(passed)) continue;  // came out of the walk, deferred
+    return passed;
   }
   return drained_ < buffered_ ? buffer_[drained_++] : kNoHost;
 }
