@@ -254,7 +254,8 @@ FaultSpec parse_faults(const Json* j, const std::string& path, const Topology& t
 
 // "changes": {"events": [{"at_s", "action": "add_node", "nodes": [{"dc", "rack", "id"?}]} |
 // {"at_s", "action": "decommission" | "remove_node", "node"}], "migration": {"latency_ms",
-// "tablet_size_mb", "stream_mb_s", "max_in_per_shard", "max_out_per_shard"}} (configs/README.md).
+// "tablet_size_mb", "stream_mb_s", "max_in_per_shard", "max_out_per_shard", "node_stream_mb_s",
+// "cpu_send_us_per_mb", "cpu_receive_us_per_mb"}} (configs/README.md).
 namespace {
 const std::vector<std::string>& change_event_keys() {
   static const std::vector<std::string> k{"at_s", "action", "nodes", "node"};
@@ -397,12 +398,17 @@ ChangeSpec parse_changes(const Json* j, const std::string& path, const Topology&
     // No defaults for the migration cost: no published per-migration measurement exists
     // (configs/README.md, "changes"), so a scenario states its own.
     Object mo(*m, o.path_of("migration"), {"latency_ms", "tablet_size_mb", "stream_mb_s", "max_in_per_shard",
-                                            "max_out_per_shard"});
+                                            "max_out_per_shard", "node_stream_mb_s", "cpu_send_us_per_mb",
+                                            "cpu_receive_us_per_mb"});
     s.migration_latency = from_ms(mo.number("latency_ms", 0, 3.6e6));
     s.tablet_size_mb = mo.number("tablet_size_mb", 0, 1e7);
     s.stream_mb_s = mo.number("stream_mb_s", 1e-3, 1e7);
     s.max_in_per_shard = static_cast<std::uint32_t>(mo.integer("max_in_per_shard", 1, 1024, 2));
     s.max_out_per_shard = static_cast<std::uint32_t>(mo.integer("max_out_per_shard", 1, 1024, 2));
+    // The streaming cost (sim/engine/sim_streaming.cpp): 0 = none, the default.
+    s.node_stream_mb_s = mo.number("node_stream_mb_s", 0, 1e7, 0);
+    s.cpu_send_us_per_mb = mo.number("cpu_send_us_per_mb", 0, 1e7, 0);
+    s.cpu_receive_us_per_mb = mo.number("cpu_receive_us_per_mb", 0, 1e7, 0);
   } else if (!s.events.empty()) {
     jsonin::fail(o.path_of("migration"), "required with topology events: {\"latency_ms\", \"tablet_size_mb\", "
                                          "\"stream_mb_s\"} (no published figure gives defaults)");

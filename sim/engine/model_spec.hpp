@@ -75,6 +75,21 @@ struct ServerRules {
   // "Discarding partial response ... (timed out)", counted as a dropped message; since 3.10,
   // CASSANDRA-7392). ScyllaDB: not modelled (not established that readers stop at their deadline).
   bool read_abort = false;
+  // Tablet migrations (sim/engine/sim_tablets.cpp). ScyllaDB's stage sequence: allow_write_both_read_old
+  // (writes and reads old), write_both_read_old, streaming (writes both, reads old),
+  // write_both_read_new, use_new (writes and reads new), cleanup, end_migration
+  // (scylladb/scylladb locator/tablets.cc get_selector_for_writes / get_selector_for_reads, read
+  // at f4a4091ca2); a migration holds its shards' streaming slots only until streaming ends
+  // (service/tablet_allocator.cc is_streaming: false from write_both_read_new on). lbsim's
+  // unspecified rule: write both and read old, then read new, slots held to the end.
+  bool tablet_stages = false;
+  // removenode rebuilds a dead replica by repair (tablet_transition_kind::rebuild_v2, stage
+  // rebuild_repair): every live replica reads its whole copy and the new replica receives the
+  // tablet once (locator/tablets.cc get_migration_streaming_info; feature repair_based_tablet_rebuild,
+  // scylladb/scylladb commits ed7b8bb787 and acd32b24d3, first released in 2025.2.0). Before: the
+  // plain rebuild streams the whole tablet from every live replica (service/storage_service.cc
+  // stream_tablet at scylla-2025.1.0: one range_streamer source per read_from replica).
+  bool rebuild_repair = false;
 };
 
 // The rules of `r`, one row per release.
@@ -85,6 +100,7 @@ constexpr ServerRules server_rules(ServerRelease r) {
   s.coordinator_clock = CoordinatorClock::Dequeue;
   s.coordinator_drops_expired = false;
   s.scylla = r >= ServerRelease::Scylla2024_1;
+  s.tablet_stages = s.scylla;  // the stages of 6.0 and later (tablets' first release) up to f4a4091ca2
   if (!s.scylla) {  // Cassandra
     s.admission_limit = false;
     s.replica_clock = ReplicaClock::Sent;  // conf/cassandra.yaml 4.1, 5.0: internode_timeout: true
@@ -104,8 +120,14 @@ constexpr ServerRules server_rules(ServerRelease r) {
     // ScyllaDB: no differences between these releases in the rules above.
     case ServerRelease::Scylla2024_1: s.name = "scylla-2024.1"; break;
     case ServerRelease::Scylla2025_1: s.name = "scylla-2025.1"; break;
-    case ServerRelease::Scylla2025_2: s.name = "scylla-2025.2"; break;
-    case ServerRelease::Scylla2026_1: s.name = "scylla-2026.1"; break;
+    case ServerRelease::Scylla2025_2:
+      s.name = "scylla-2025.2";
+      s.rebuild_repair = true;  // rebuild_v2 (acd32b24d3), first in 2025.2.0
+      break;
+    case ServerRelease::Scylla2026_1:
+      s.name = "scylla-2026.1";
+      s.rebuild_repair = true;
+      break;
   }
   return s;
 }
@@ -218,7 +240,19 @@ struct ChangeSpec {
   // (write_both_read_old -> streaming -> write_both_read_new -> use_new).
   SimTime migration_latency = kSec;
   double tablet_size_mb = 0;       // 0: only the fixed latency
-  double stream_mb_s = 100;
+  double stream_mb_s = 100;        // one stream's own bound (a sender -> receiver pair)
+  // Streaming cost (sim/engine/sim_streaming.cpp); all 0 by default: a stream then takes
+  // size / stream_mb_s and costs nothing else (the earlier model).
+  // Per-node streaming bandwidth, shared max-min fairly by the node's streams, sent and received
+  // together: ScyllaDB's stream_io_throughput_mb_per_sec (db/config.cc, MiB/s, 0 = unthrottled,
+  // the default). 0: no node bound.
+  double node_stream_mb_s = 0;
+  // CPU per MB streamed, on the sending and on the receiving replica's tablet shard, as work in
+  // the shard's queue that competes with requests. No default from a measurement: see
+  // configs/README.md (scylladb/scylladb#20921 gives an upper bound for the sender).
+  double cpu_send_us_per_mb = 0;
+  double cpu_receive_us_per_mb = 0;
+  bool stream_cost() const { return node_stream_mb_s > 0 || cpu_send_us_per_mb > 0 || cpu_receive_us_per_mb > 0; }
   // scylladb/scylladb db/config.cc:
   std::uint32_t max_in_per_shard = 2;   // tablet_streaming_write_concurrency_per_shard
   std::uint32_t max_out_per_shard = 2;  // tablet_streaming_read_concurrency_per_shard

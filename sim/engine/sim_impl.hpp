@@ -31,7 +31,7 @@ namespace lbsim {
 struct Simulation::Impl {
   enum Ev : std::uint32_t {
     kOpStart, kAttemptArrive, kCoordDone, kReplicaArrive, kReplicaDone, kClientResponse, kTimer, kFault, kDetect, kWindow,
-    kDecoded, kHopDone, kChange, kMigration, kChangeDone
+    kDecoded, kHopDone, kChange, kMigration, kChangeDone, kStreamChunk
   };
   static constexpr std::uint32_t kNoConn = 0xffffffffu;
   static constexpr std::uint32_t kNoAnswer = 0xffffffffu;
@@ -203,6 +203,14 @@ struct Simulation::Impl {
   void on_change(std::uint32_t idx);
   void on_migration(std::uint32_t slot);
   void rebalance();
+  // sim_streaming.cpp: the streaming stage of a migration (its streams, their bandwidth and CPU).
+  void start_streaming(std::uint32_t slot);
+  void on_stream_chunk(std::uint32_t stream);
+  void end_stream(std::uint32_t stream);
+  void streaming_done(std::uint32_t slot);  // every stream of the migration has ended
+  void assign_stream_rates();
+  void stream_node_change(NodeId n, int delta);  // a stream on node n began (+1) or ended (-1)
+  SimTime stream_time_at(NodeId n, SimTime t) const;
   void leave_if_drained(NodeId n);
   void schedule_detection(NodeId n, bool up, const TokenRing* ring = nullptr);
   // Vnode keyspaces: one ring change at a time (later events wait), streaming then switching.
@@ -399,10 +407,34 @@ struct Simulation::Impl {
   std::uint64_t shared_draws_start_ = 0, tl_draws_start_ = 0;
 
   // Tablets and topology changes (issue 11).
+  // A migration's stage (ScyllaDB's tablet_transition_stage, scylladb/scylladb locator/tablets.hh).
+  // With lbsim's unspecified rules only WriteBothReadOld (streaming included) and WriteBothReadNew
+  // occur, and Streaming when the streaming cost is modelled.
+  enum class MigStage : std::uint8_t {
+    AllowWriteBothReadOld,  // writes old, reads old
+    WriteBothReadOld,       // writes old and pending, reads old
+    Streaming,              // writes both, reads old; the data moves
+    WriteBothReadNew,       // writes both, reads new
+    UseNew,                 // writes new, reads new
+    Cleanup,                // the old replica's data is dropped; then end_migration
+  };
   struct Migration {
     TabletMigration m;
-    std::uint8_t stage = 0;  // 0: write both, read old (streaming); 1: write both, read new
+    MigStage stage = MigStage::WriteBothReadOld;
     bool active = false;
+    std::uint32_t streams_left = 0;  // streams of its streaming stage not yet ended
+  };
+  // One stream of a migration's streaming stage: `src` sends to `dst` (tablet shards).
+  struct Stream {
+    std::uint32_t mig = 0;
+    TabletReplica src, dst;
+    double left_mb = 0;                  // still to send over the network
+    double net_mb = 0;                   // its size over the network
+    double send_us_per_mb = 0, recv_us_per_mb = 0;  // CPU per MB sent over the network
+    double chunk_mb = 0;
+    double rate = 0;                     // MB/s, while it streams in chunks
+    bool active = false;
+    bool chunked = false;                // paced chunk by chunk (kStreamChunk), else a fixed time
   };
   struct TabletCounters {
     std::uint64_t fallback = 0;      // operations routed without a cached tablet (driver fallback)
@@ -425,6 +457,14 @@ struct Simulation::Impl {
   TabletCounters tc_, tc_start_, tc_end_;
   std::uint64_t migrations_started_ = 0, migrations_done_ = 0;
   Rng balancer_rng_;
+  std::vector<Stream> streams_;
+  std::vector<std::uint32_t> free_streams_;
+  bool stream_report_ = false;                  // nodes[].streaming is reported
+  std::vector<std::uint32_t> node_streams_;     // per node: streams sending or receiving now
+  std::vector<SimTime> node_stream_time_, node_stream_since_;  // time with >= 1 stream, up to since
+  std::vector<double> node_sent_mb_, node_recv_mb_;
+  std::vector<SimTime> stream_time_start_, stream_time_end_;  // at the window's start and end
+  std::vector<double> sent_start_, sent_end_, recv_start_, recv_end_;
 
   RunResult result_;
 };

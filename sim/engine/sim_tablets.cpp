@@ -18,11 +18,16 @@
 //   a node after their detection delays (faults.driver_detection_ms / server_detection_ms); Java
 //   3.x round-robin policies then append a new host to their lists (onAdd -> onUp), the mechanism
 //   of scylladb#19107.
-// - A migration: write both (old and pending replica; the pending one adds to the writes' block
-//   count, as Cassandra and ScyllaDB count pending endpoints), read old, for the fixed latency's
-//   first half plus size / bandwidth (streaming); then write both, read new, for the second half;
-//   then the map replaces the old replica by the new one in place. Streaming itself costs no CPU
-//   in the model.
+// - A migration with the unspecified rules: write both (old and pending replica; the pending one
+//   adds to the writes' block count, as Cassandra and ScyllaDB count pending endpoints), read old,
+//   for the fixed latency's first half plus the streaming; then write both, read new, for the
+//   second half; then the map replaces the old replica by the new one in place. With ScyllaDB's
+//   rules (ServerRules::tablet_stages) the stages of locator/tablets.cc: allow_write_both_read_old,
+//   write_both_read_old, streaming, write_both_read_new, use_new, cleanup (the fixed latency split
+//   in five equal parts around the streaming), the shards' slots freed when streaming ends.
+// - Streaming (sim_streaming.cpp): size / stream_mb_s, or, with a streaming cost
+//   (ChangeSpec::stream_cost), streams paced chunk by chunk under per-node bandwidth and with CPU
+//   work on both tablet shards. A removed (dead) replica is rebuilt from every live replica.
 #include <algorithm>
 
 #include "sim/engine/sim_impl.hpp"
@@ -48,6 +53,14 @@ void Simulation::Impl::init_tablets() {
   vnode_changes_ = !sc_.tablet_map && ch.any();
   if (!sc_.tablet_map) return;
   tablets_ = true;
+  stream_report_ = ch.any() && (rules_.tablet_stages || ch.stream_cost());
+  if (stream_report_) {
+    node_streams_.assign(n_, 0);
+    node_stream_time_.assign(n_, 0);
+    node_stream_since_.assign(n_, 0);
+    node_sent_mb_.assign(n_, 0);
+    node_recv_mb_.assign(n_, 0);
+  }
   tmap_ = *sc_.tablet_map;
   tstride_ = tmap_.replicas_per_tablet();
   thosts_.resize(tmap_.all().size());
@@ -82,11 +95,13 @@ std::span<const NodeId> Simulation::Impl::server_replicas(std::uint32_t range, T
   const Migration& m = migs_[static_cast<std::size_t>(mi)];
   std::size_t k = 0;
   for (NodeId h : cur) buf[k++] = h;
-  if (read) {
-    if (m.stage == 1)
-      for (std::size_t i = 0; i < k; ++i)
-        if (buf[i] == m.m.from.host) buf[i] = m.m.to.host;
-  } else if (m.m.to.host != m.m.from.host) {
+  // Reads: the new set from write_both_read_new on. Writes: the old set in
+  // allow_write_both_read_old, both (the new replica pending) until use_new, then the new set.
+  const bool new_set = read ? m.stage >= MigStage::WriteBothReadNew : m.stage >= MigStage::UseNew;
+  if (new_set) {
+    for (std::size_t i = 0; i < k; ++i)
+      if (buf[i] == m.m.from.host) buf[i] = m.m.to.host;
+  } else if (!read && m.stage != MigStage::AllowWriteBothReadOld && m.m.to.host != m.m.from.host) {
     buf[k++] = m.m.to.host;
     pending = 1;
   }
@@ -99,7 +114,7 @@ std::uint32_t Simulation::Impl::replica_shard(std::uint32_t range, Token t, Node
   if (mi >= 0) {
     const Migration& m = migs_[static_cast<std::size_t>(mi)];
     // An intra-node move keeps the host: the new shard serves once reads switch.
-    if (m.m.to.host == r && (m.m.from.host != r || m.stage == 1)) return m.m.to.shard;
+    if (m.m.to.host == r && (m.m.from.host != r || m.stage >= MigStage::WriteBothReadNew)) return m.m.to.shard;
   }
   for (const TabletReplica& x : tmap_.replicas(range))
     if (x.host == r) return x.shard;
@@ -219,32 +234,86 @@ void Simulation::Impl::on_change(std::uint32_t idx) {
 
 void Simulation::Impl::rebalance() {
   if (!tablets_) return;
+  // In flight for the balancer: with ScyllaDB's stages only the migrations that have not finished
+  // streaming hold slots (service/tablet_allocator.cc is_streaming); the later ones count as done
+  // (get_replicas_for_tablet_load: the new replica set), so the balancer sees a map where they are
+  // applied, and a plan entry for one of their tablets (not a candidate in ScyllaDB: it is
+  // migrating) is dropped.
   std::vector<TabletMigration> running;
+  bool streamed = false;
   for (const Migration& m : migs_)
-    if (m.active) running.push_back(m.m);
+    if (m.active) {
+      if (rules_.tablet_stages && m.stage > MigStage::Streaming) streamed = true;
+      else running.push_back(m.m);
+    }
   const BalancerLimits limits{sc_.changes.max_in_per_shard, sc_.changes.max_out_per_shard};
-  const auto plan = plan_migrations(topo_, tmap_, bnodes_, running, limits, balancer_rng_);
+  std::vector<TabletMigration> plan;
+  if (!streamed) {
+    plan = plan_migrations(topo_, tmap_, bnodes_, running, limits, balancer_rng_);
+  } else {
+    TabletMap seen = tmap_;
+    for (const Migration& m : migs_)
+      if (m.active && m.stage > MigStage::Streaming) seen.replace_replica(m.m.tablet, m.m.from, m.m.to);
+    plan = plan_migrations(topo_, seen, bnodes_, running, limits, balancer_rng_);
+    std::erase_if(plan, [&](const TabletMigration& p) { return tmig_[p.tablet] >= 0; });
+  }
   const SimTime stream = static_cast<SimTime>(
       sc_.changes.tablet_size_mb / sc_.changes.stream_mb_s * 1e9 + 0.5);
+  const SimTime latency = sc_.changes.migration_latency;
   for (const TabletMigration& m : plan) {
     std::uint32_t slot = 0;
     while (slot < migs_.size() && migs_[slot].active) ++slot;
     if (slot == migs_.size()) migs_.emplace_back();
-    migs_[slot] = {m, 0, true};
     tmig_[m.tablet] = static_cast<std::int32_t>(slot);
     ++migrations_started_;
-    q_.push(now_ + sc_.changes.migration_latency / 2 + stream, kMigration, slot);
+    if (rules_.tablet_stages) {
+      migs_[slot] = {m, MigStage::AllowWriteBothReadOld, true};
+      q_.push(now_ + latency / 5, kMigration, slot);
+    } else if (sc_.changes.stream_cost()) {
+      migs_[slot] = {m, MigStage::WriteBothReadOld, true};
+      q_.push(now_ + latency / 2, kMigration, slot);  // then the streams
+    } else {
+      migs_[slot] = {m, MigStage::WriteBothReadOld, true};
+      q_.push(now_ + latency / 2 + stream, kMigration, slot);
+    }
   }
 }
 
 void Simulation::Impl::on_migration(std::uint32_t slot) {
   Migration& m = migs_[slot];
-  if (m.stage == 0) {  // streamed: reads switch to the new replica
-    m.stage = 1;
-    q_.push(now_ + sc_.changes.migration_latency - sc_.changes.migration_latency / 2, kMigration, slot);
+  const SimTime latency = sc_.changes.migration_latency;
+  if (rules_.tablet_stages) {
+    // Five equal parts of the fixed latency: allow_write_both_read_old, write_both_read_old (each
+    // ended by a barrier), then after streaming write_both_read_new, use_new, cleanup and
+    // end_migration (service/topology_coordinator.cc: a barrier at each transition).
+    switch (m.stage) {
+      case MigStage::AllowWriteBothReadOld:
+        m.stage = MigStage::WriteBothReadOld;
+        q_.push(now_ + latency / 5, kMigration, slot);
+        return;
+      case MigStage::WriteBothReadOld: start_streaming(slot); return;
+      case MigStage::Streaming: streaming_done(slot); return;  // the fixed streaming time ended
+      case MigStage::WriteBothReadNew:
+        m.stage = MigStage::UseNew;
+        q_.push(now_ + latency / 5, kMigration, slot);
+        return;
+      case MigStage::UseNew:
+        m.stage = MigStage::Cleanup;
+        q_.push(now_ + latency - 4 * (latency / 5), kMigration, slot);
+        return;
+      case MigStage::Cleanup: break;  // end_migration below
+    }
+  } else if (m.stage == MigStage::WriteBothReadOld) {
+    if (sc_.changes.stream_cost()) {
+      start_streaming(slot);
+      return;
+    }
+    // Streamed (the fixed time): reads switch to the new replica.
+    m.stage = MigStage::WriteBothReadNew;
+    q_.push(now_ + latency - latency / 2, kMigration, slot);
     return;
   }
-  // use_new: the new replica replaces the old one in place.
+  // The new replica replaces the old one in place.
   const std::uint64_t t = m.m.tablet;
   const bool ok = tmap_.replace_replica(t, m.m.from, m.m.to);
   LBSIM_DCHECK(ok, "a migration's source is not a replica of its tablet");

@@ -281,6 +281,12 @@ void Simulation::Impl::open_window() {
   busy_rejections_start_ = busy_rejections_;
   tc_start_ = tc_;
   node_hops_start_ = node_hops_;
+  if (stream_report_) {
+    stream_time_start_.clear();
+    for (NodeId n = 0; n < n_; ++n) stream_time_start_.push_back(stream_time_at(n, now_));
+    sent_start_ = node_sent_mb_;
+    recv_start_ = node_recv_mb_;
+  }
 }
 
 void Simulation::Impl::close_window() {
@@ -291,6 +297,12 @@ void Simulation::Impl::close_window() {
   window_end_ = now_;
   snap_end_.clear();
   for (NodeId n = 0; n < n_; ++n) snap_end_.push_back(nodes_.snapshot(n, now_));
+  if (stream_report_) {
+    stream_time_end_.clear();
+    for (NodeId n = 0; n < n_; ++n) stream_time_end_.push_back(stream_time_at(n, now_));
+    sent_end_ = node_sent_mb_;
+    recv_end_ = node_recv_mb_;
+  }
   cpu_busy_end_ = cpu_.busy_until(now_);
   rng_end_ = cpu_.shared_rng_time();
   result_.client.shared_draws = shared_draws_ - shared_draws_start_;
@@ -326,6 +338,7 @@ void Simulation::Impl::dispatch(const EventQueue::Event& e) {
     case kChange: on_change(id); break;
     case kMigration: on_migration(id); break;
     case kChangeDone: on_change_done(id); break;
+    case kStreamChunk: on_stream_chunk(id); break;
     case kWindow:
       if (id == 0) {
         open_window();
@@ -525,6 +538,9 @@ RunResult Simulation::Impl::collect() {
     // Time averages over the window: busy server time and the integral of the number in system.
     nr.utilization = static_cast<double>(snap_end_[n].busy - snap_start_[n].busy) / (window * nodes_.servers());
     nr.mean_queue = static_cast<double>(snap_end_[n].in_system - snap_start_[n].in_system) / window;
+    if (stream_report_)
+      nr.streaming = NodeStreaming{to_sec(stream_time_end_[n] - stream_time_start_[n]), sent_end_[n] - sent_start_[n],
+                                   recv_end_[n] - recv_start_[n]};
     r.coordinator_total += nr.coordinator_ops;
     r.nodes.push_back(std::move(nr));
   }

@@ -72,6 +72,13 @@ struct ConnectionStats {
   std::uint32_t peak_in_flight = 0;                                // over the run
 };
 
+// Tablet migrations' streaming on one node in the window (sim/engine/sim_streaming.cpp).
+struct NodeStreaming {
+  double seconds = 0;      // time with at least one stream sending from or receiving on the node
+  double sent_mb = 0;      // MB the node sent (over the network)
+  double received_mb = 0;  // MB the node received
+};
+
 struct NodeResult {
   std::string id, dc, rack;
   std::uint64_t coordinator_ops = 0;  // attempts that reached the node as coordinator
@@ -86,6 +93,7 @@ struct NodeResult {
   std::uint64_t dropped_writes = 0;   // replica writes shed unexecuted
   double utilization = 0;             // busy server time inside the window / (servers x window)
   double mean_queue = 0;              // time-average number of work items waiting or in service
+  std::optional<NodeStreaming> streaming;  // tablet runs with migrations (see TabletResult)
 };
 
 struct ClientResult {

@@ -113,6 +113,10 @@ OJ report_json_stable(const RunResult& r) {
                              {"requests_max", c.requests_max},
                              {"peak_in_flight", c.peak_in_flight}};
     }
+    if (n.streaming)
+      node["streaming"] = {{"s", round_to(n.streaming->seconds, 9)},
+                           {"sent_mb", round_to(n.streaming->sent_mb, 6)},
+                           {"received_mb", round_to(n.streaming->received_mb, 6)}};
     if (!n.shards.empty()) {
       OJ shards = OJ::array();
       for (const auto& sr : n.shards)

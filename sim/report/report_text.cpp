@@ -169,6 +169,13 @@ void print_run(std::ostream& out, const RunResult& r) {
                        t.tablets, t.payloads, t.non_replica, t.wrong_shard, t.fallback, t.migrations_done,
                        t.migrations_started);
   }
+  // Tablet streaming per node in the window (nodes that streamed only).
+  std::string streaming;
+  for (const auto& n : r.nodes)
+    if (n.streaming && n.streaming->seconds > 0)
+      streaming += fmt::format("{}{} {:.1f} s (sent {} MB, received {} MB)", streaming.empty() ? "" : "; ", n.id,
+                               n.streaming->seconds, grouped(n.streaming->sent_mb), grouped(n.streaming->received_mb));
+  if (!streaming.empty()) out << "streaming: " << streaming << "\n";
   if (!e.empty()) out << "errors: " << e << "\n";
   for (const auto& w : r.warnings) out << "warning: " << w << "\n";
   out << "\n";
