@@ -15,6 +15,8 @@
 // - removenode (locator/tablets.cc get_migration_streaming_info): every live replica sends.
 #include <gtest/gtest.h>
 
+#include <cstdio>
+
 #include <fmt/format.h>
 
 #include "sim/config/scenario.hpp"
@@ -204,6 +206,38 @@ TEST(TabletStreaming, NoStreamingCostAddsNoEventAndNoReportField) {
   for (const auto& n : old.nodes) EXPECT_FALSE(n.streaming.has_value());
   ASSERT_TRUE(old.tablets);
   EXPECT_GT(old.tablets->migrations_done, 0u);
+}
+
+TEST(TabletStreaming, Reproduces20921ExistingNodesAtFullCpuWhileStreaming) {
+  // configs/tablets-streaming.json (scylladb/scylladb#20921), the join moved from 30 s to 3 s.
+  // Published: the existing nodes at 100 % CPU on all shards while streaming; one migration at
+  // 95,894.20 KiB/s (98.2 MB/s). lbsim: before the join about 42 % per shard; after it every
+  // shard of n1-n3 sends two streams (tablet_streaming_read_concurrency_per_shard = 2), is 100 %
+  // busy, and each stream gets half of what the requests leave of the 98.2 MB/s the derived CPU
+  // cost allows.
+  const std::string file = std::string(LBSIM_SOURCE_DIR) + "/configs/tablets-streaming.json";
+  const RunResult before = run_first(
+      load_scenario(file, {"changes.events.0.at_s=3", "workload.warmup_s=1", "workload.duration_s=1.5"}), "random");
+  const RunResult during = run_first(
+      load_scenario(file, {"changes.events.0.at_s=3", "workload.warmup_s=4.5", "workload.duration_s=1.5"}), "random");
+  double u = 0;
+  for (std::size_t n = 0; n < 3; ++n) u += before.nodes[n].utilization / 3;
+  EXPECT_GT(u, 0.35);
+  EXPECT_LT(u, 0.5);
+  const double published_mb_s = 95894.20 * 1024 / 1e6;
+  const double expected_per_stream = (1 - u) * published_mb_s / 2;
+  for (std::size_t n = 0; n < 3; ++n) {
+    SCOPED_TRACE(during.nodes[n].id);
+    for (const auto& sh : during.nodes[n].shards) EXPECT_GT(sh.utilization, 0.99);
+    const NodeStreaming& st = streaming(during, n);
+    EXPECT_NEAR(st.seconds, 1.5, 1e-6);
+    // 7 shards x 2 streams
+    EXPECT_NEAR(st.sent_mb / st.seconds / 14, expected_per_stream, 0.05 * expected_per_stream);
+  }
+  for (std::size_t n = 3; n < 6; ++n) EXPECT_LT(during.nodes[n].utilization, 0.1) << during.nodes[n].id;
+  std::printf("#20921: shards of n1-n3 %.0f %% busy before, 100 %% while streaming; per stream %.1f MB/s (published "
+              "%.1f MB/s)\n",
+              100 * u, streaming(during, 0).sent_mb / 1.5 / 14, published_mb_s);
 }
 
 }  // namespace lbsim::tablet_streaming_test

@@ -17,9 +17,10 @@
 //   puts CPU work (cpu_send_us_per_mb, cpu_receive_us_per_mb) in the FIFO queues of the sending and
 //   the receiving tablet shard, where requests wait behind it; the next chunk goes once the pace
 //   allows and both shards have processed the chunk, so a stream whose shard is busy slows down.
-//   A chunk holds at most 0.5 ms of CPU on either side, Seastar's task quota (seastar
-//   src/core/reactor.cc, --task-quota-ms, default 0.5), after which a streaming task yields to
-//   queued requests: the closest a FIFO queue comes to Seastar's preemption. ScyllaDB gives
+//   A chunk holds at most 0.5 ms of CPU on either side, ScyllaDB's Seastar task quota
+//   (scylladb/scylladb main.cc sets reactor_opts.task_quota_ms to 0.5 in release builds), after
+//   which a streaming task yields to queued requests: the closest a FIFO queue comes to Seastar's
+//   preemption. ScyllaDB gives
 //   streaming its own scheduling group (200 shares against the statements' 1000: main.cc); lbsim's
 //   FIFO queues have no shares, so a stream takes all the CPU requests leave and at most one chunk
 //   at a time.
@@ -32,7 +33,7 @@
 namespace lbsim {
 
 namespace {
-constexpr double kChunkCpuUs = 500;   // Seastar's default task quota (0.5 ms)
+constexpr double kChunkCpuUs = 500;   // ScyllaDB's task quota (0.5 ms)
 constexpr double kChunkMbNoCpu = 1.0;  // chunk size when streams cost no CPU: pacing granularity only
 }  // namespace
 
