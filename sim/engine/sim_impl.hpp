@@ -31,7 +31,7 @@ namespace lbsim {
 struct Simulation::Impl {
   enum Ev : std::uint32_t {
     kOpStart, kAttemptArrive, kCoordDone, kReplicaArrive, kReplicaDone, kClientResponse, kTimer, kFault, kDetect, kWindow,
-    kDecoded, kHopDone, kChange, kMigration, kChangeDone
+    kDecoded, kHopDone, kChange, kMigration, kChangeDone, kResizeTick
   };
   static constexpr std::uint32_t kNoConn = 0xffffffffu;
   static constexpr std::uint32_t kNoAnswer = 0xffffffffu;
@@ -209,6 +209,16 @@ struct Simulation::Impl {
   void start_vnode_change(std::uint32_t idx);
   void on_change_done(std::uint32_t idx);
   const TokenRing* member_ring(const std::vector<std::uint8_t>& members);
+  // sim_tablet_resize.cpp: the table's splits and merges under the release's rules (ServerRules
+  // tablet_*; configs/README.md "Tablet count, split and merge by release").
+  void init_resize();
+  // Called by rebalance() before it plans migrations: updates the resize decision, finalizes a
+  // ready one when no migration is in flight; false while a ready resize holds new migrations.
+  bool resize_before_balancing();
+  void on_resize_tick(std::uint32_t decision);  // the load-stats refresh reports the split ready
+  void finalize_resize();
+  void drop_cached_entry(std::uint32_t tablet);  // the driver deletes the cache entry covering it
+  double tablet_mb() const;                      // one tablet's data (the table's over the count)
 
   // sim_server.cpp
   void on_attempt_arrive(std::uint32_t cr);
@@ -425,6 +435,17 @@ struct Simulation::Impl {
   TabletCounters tc_, tc_start_, tc_end_;
   std::uint64_t migrations_started_ = 0, migrations_done_ = 0;
   Rng balancer_rng_;
+  // Resizing (sim_tablet_resize.cpp). The driver's cache keeps, per tablet, the log2 of how many
+  // current tablets its entry covers (an entry learnt before splits covers all their halves).
+  TabletRules trules_;
+  double table_mb_ = 0;                    // the table's data (Scenario::tablet_table_mb)
+  std::vector<std::uint8_t> cache_w_;      // empty until the first split
+  std::uint64_t tcount_start_ = 0, splits_ = 0, merges_ = 0;
+  std::int8_t resize_pending_ = 0;         // the decision in progress: +1 split, -1 merge, 0 none
+  bool resize_ready_ = false;              // a split's replicas reported ready (load stats)
+  bool split_before_ = false;              // the table split since it was created (2025.1's growing mode)
+  bool merge_warned_ = false;
+  std::uint32_t resize_seq_ = 0;           // decision number (stale refresh ticks are ignored)
 
   RunResult result_;
 };

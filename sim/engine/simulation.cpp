@@ -326,6 +326,7 @@ void Simulation::Impl::dispatch(const EventQueue::Event& e) {
     case kChange: on_change(id); break;
     case kMigration: on_migration(id); break;
     case kChangeDone: on_change_done(id); break;
+    case kResizeTick: on_resize_tick(id); break;
     case kWindow:
       if (id == 0) {
         open_window();
@@ -538,6 +539,9 @@ RunResult Simulation::Impl::collect() {
   if (tablets_) {
     TabletResult t;
     t.tablets = tmap_.count();
+    t.count_start = tcount_start_;
+    t.splits = splits_;
+    t.merges = merges_;
     t.fallback = tc_end_.fallback - tc_start_.fallback;
     t.non_replica = tc_end_.non_replica - tc_start_.non_replica;
     t.wrong_shard = tc_end_.wrong_shard - tc_start_.wrong_shard;
