@@ -7,25 +7,104 @@
 
 namespace lbsim {
 
-std::uint64_t tablet_count(const TabletOptions& o, std::span<const DcShards> dcs) {
+namespace {
+
+std::uint64_t pow2_up(double target) {
+  std::uint64_t n = 1;
+  while (static_cast<double>(n) < target && n < (std::uint64_t{1} << 40)) n <<= 1;  // round up
+  return n;
+}
+
+// The largest of the current rule's minimums (SS make_sizing_plan's maybe_apply), before the cap.
+double minimums(const TabletOptions& o, std::span<const DcShards> dcs, double default_scale) {
   double target = 1;
   if (o.initial) target = std::max(target, static_cast<double>(*o.initial));
   if (o.min_tablet_count) target = std::max(target, static_cast<double>(*o.min_tablet_count));
   // The per-shard minimum: an explicit min_per_shard_tablet_count, else the scale factor unless
   // `initial` or `min_tablet_count` chose the count.
   std::optional<double> m = o.min_per_shard_tablet_count;
-  if (!m && !o.initial && !o.min_tablet_count) m = o.initial_scale_factor;
+  if (!m && !o.initial && !o.min_tablet_count) m = o.initial_scale_factor.value_or(default_scale);
+  if (m)
+    for (const DcShards& d : dcs)
+      if (d.rf > 0 && d.shards > 0) target = std::max(target, std::ceil(*m * static_cast<double>(d.shards) / d.rf));
+  return target;
+}
+
+// Capped so that the average tablet replicas per shard of each DC stay within the goal
+// (count x rf / shards <= goal), then rounded up to a power of two.
+std::uint64_t cap_and_align(double target, const TabletOptions& o, std::span<const DcShards> dcs) {
   double cap = INFINITY;
-  for (const DcShards& d : dcs) {
-    if (d.rf <= 0 || d.shards == 0) continue;
-    if (m) target = std::max(target, std::ceil(*m * static_cast<double>(d.shards) / d.rf));
-    // Average tablet replicas per shard of the DC: count x rf / shards <= goal.
-    cap = std::min(cap, std::floor(o.tablets_per_shard_goal * static_cast<double>(d.shards) / d.rf));
+  for (const DcShards& d : dcs)
+    if (d.rf > 0 && d.shards > 0)
+      cap = std::min(cap, std::floor(o.tablets_per_shard_goal * static_cast<double>(d.shards) / d.rf));
+  return pow2_up(std::max(1.0, std::min(target, std::max(cap, 1.0))));
+}
+
+}  // namespace
+
+std::uint64_t tablet_count(const TabletOptions& o, std::span<const DcShards> dcs) {
+  return tablet_count(o, dcs, TabletRules{});
+}
+
+std::uint64_t tablet_count(const TabletOptions& o, std::span<const DcShards> dcs, const TabletRules& r) {
+  switch (r.count) {
+    case TabletCountRule::Initial: return pow2_up(static_cast<double>(o.initial.value_or(1)));
+    case TabletCountRule::ShardsOverRf: {
+      if (o.initial) return pow2_up(static_cast<double>(*o.initial));
+      // calculate_initial_tablets_from_topology: (shards + rf - 1) / rf, the largest DC; then
+      // times the scale factor.
+      std::uint64_t per_dc = 0;
+      for (const DcShards& d : dcs)
+        if (d.rf > 0) per_dc = std::max<std::uint64_t>(per_dc, (d.shards + static_cast<std::uint64_t>(d.rf) - 1) /
+                                                                   static_cast<std::uint64_t>(d.rf));
+      return pow2_up(std::max(1.0, std::ceil(static_cast<double>(per_dc) * o.initial_scale_factor.value_or(r.scale_factor))));
+    }
+    case TabletCountRule::Target: break;
   }
-  target = std::max(1.0, std::min(target, std::max(cap, 1.0)));
-  std::uint64_t n = 1;
-  while (static_cast<double>(n) < target && n < (std::uint64_t{1} << 40)) n <<= 1;  // round up
-  return n;
+  return cap_and_align(minimums(o, dcs, r.scale_factor), o, dcs);
+}
+
+std::uint64_t tablet_resize_target(const TabletOptions& o, std::span<const DcShards> dcs, const TabletRules& r,
+                                   std::uint64_t current, double table_mb, int pending, bool split_before) {
+  if (!r.resize_by_size || current == 0) return current;
+  const double avg = table_mb / static_cast<double>(current);
+  const double max_mb = 2 * kTargetTabletMb, min_mb = kTargetTabletMb / 2;
+  if (!r.topology_target) {
+    // 6.0-2025.1 (SS service/tablet_allocator.cc table_needs_split / table_needs_merge): split
+    // above 2x the target; merge below 1/2x only once the table left "growing mode" (a split above
+    // its initial count happened).
+    if (avg > max_mb) return current * 2;
+    if (split_before && current > 1 && avg < min_mb) return current / 2;
+    return current;
+  }
+  // 2025.2 and later (make_sizing_plan): the size's wish, with the hysteresis of a decision in
+  // progress, is one more minimum of the count rule; then the goal cap and the power of two.
+  std::uint64_t from_size = current;
+  if (avg > max_mb || (pending > 0 && avg >= kTargetTabletMb)) from_size = current * 2;
+  else if (avg < min_mb || (pending < 0 && avg <= kTargetTabletMb)) from_size = current / 2;
+  const std::uint64_t aligned =
+      cap_and_align(std::max(minimums(o, dcs, r.scale_factor), static_cast<double>(from_size)), o, dcs);
+  // One resize step at a time (a split halves each tablet once: "TODO: extend to n-way split").
+  if (aligned > current) return current * 2;
+  if (aligned < current) return current / 2;
+  return current;
+}
+
+std::uint64_t tablet_count_loaded(const TabletOptions& o, std::span<const DcShards> dcs, const TabletRules& r,
+                                  double table_mb, std::uint64_t* splits) {
+  std::uint64_t c = tablet_count(o, dcs, r);
+  if (splits) *splits = 0;
+  bool split_before = false;
+  for (int step = 0; step < 64 && c < (std::uint64_t{1} << 40); ++step) {
+    const std::uint64_t n = tablet_resize_target(o, dcs, r, c, table_mb, 0, split_before);
+    if (n == c) break;
+    if (n > c) {
+      split_before = true;
+      if (splits) ++*splits;
+    }
+    c = n;
+  }
+  return c;
 }
 
 int tablet_log2(std::uint64_t count) {
@@ -121,6 +200,37 @@ TabletMap TabletMap::from_replicas(std::uint64_t count, std::size_t stride, std:
   m.stride_ = stride;
   m.replicas_ = std::move(replicas);
   return m;
+}
+
+TabletMap TabletMap::split() const {
+  std::vector<TabletReplica> r;
+  r.reserve(replicas_.size() * 2);
+  for (std::uint64_t t = 0; t < count_; ++t)
+    for (int half = 0; half < 2; ++half) r.insert(r.end(), replicas(t).begin(), replicas(t).end());
+  return from_replicas(count_ * 2, stride_, std::move(r));
+}
+
+bool TabletMap::siblings_colocated() const {
+  std::vector<TabletReplica> a, b;
+  auto less = [](const TabletReplica& x, const TabletReplica& y) {
+    return x.host != y.host ? x.host < y.host : x.shard < y.shard;
+  };
+  for (std::uint64_t t = 0; t + 1 < count_; t += 2) {
+    a.assign(replicas(t).begin(), replicas(t).end());
+    b.assign(replicas(t + 1).begin(), replicas(t + 1).end());
+    std::sort(a.begin(), a.end(), less);
+    std::sort(b.begin(), b.end(), less);
+    if (a != b) return false;
+  }
+  return true;
+}
+
+TabletMap TabletMap::merge() const {
+  if (count_ < 2) throw std::invalid_argument("a table of one tablet cannot merge");
+  std::vector<TabletReplica> r;
+  r.reserve(replicas_.size() / 2);
+  for (std::uint64_t t = 0; t < count_; t += 2) r.insert(r.end(), replicas(t).begin(), replicas(t).end());
+  return from_replicas(count_ / 2, stride_, std::move(r));
 }
 
 bool TabletMap::replace_replica(std::uint64_t tablet, TabletReplica from, TabletReplica to) {

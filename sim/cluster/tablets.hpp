@@ -38,8 +38,55 @@ struct DcShards {
   int rf = 0;
 };
 
-// The tablet count of a new table (a power of two, at least 1).
+// Which release's tablet count and resize rules apply (built from ServerRules by the engine's
+// tablet_rules(); the default is lbsim's own: the current count rule, no resizing). Sources per
+// rule: configs/README.md "Tablet count, split and merge by release".
+enum class TabletCountRule : std::uint8_t {
+  // The keyspace's `initial` only (SS 5.4 network_topology_strategy.cc allocate_tablets_for_new_table,
+  // the base of ScyllaDB 2024.1): tablets need it.
+  Initial,
+  // 6.0-2025.1 (commit 4c4a9679d8, 2023-12; scale factor eb3b237e05, 2024-01): `initial`, else
+  // ceil(shards_in_DC / RF_DC) over the DCs times tablets_initial_scale_factor; no table options,
+  // no goal cap.
+  ShardsOverRf,
+  // 2025.2 and later (SS service/tablet_allocator.cc make_sizing_plan): the largest of the
+  // minimums, capped by tablets_per_shard_goal; the rule of tablet_count() below.
+  Target,
+};
+struct TabletRules {
+  TabletCountRule count = TabletCountRule::Target;
+  double scale_factor = 10;     // tablets_initial_scale_factor's default
+  bool resize_by_size = false;  // split / merge on the average tablet size (target_tablet_size_in_bytes)
+  // The resize target also holds the count rule's minimums for the current topology, so the table
+  // splits when they rise (nodes join) and never merges below them (commit 20c6ca2813, 2025.2.0).
+  bool topology_target = false;
+  // Nodes being drained still count in the DC's shards (2025.2: token owners that are normal;
+  // 2026.1 excludes draining nodes: make_sizing_plan's `!n.is_draining()`).
+  bool draining_counts = true;
+};
+
+// target_tablet_size_in_bytes' default, 5 GiB (SS service/tablet_allocator_fwd.hh
+// default_target_tablet_size), in MiB: lbsim's tablet sizes (changes.migration.tablet_size_mb)
+// are read as MiB here. Split above 2x the target, merge below 1/2x.
+inline constexpr double kTargetTabletMb = 5 * 1024.0;
+
+// The tablet count of a new table (a power of two, at least 1), by the current rule.
 std::uint64_t tablet_count(const TabletOptions& o, std::span<const DcShards> dcs);
+// The tablet count of a new table under a release's rule.
+std::uint64_t tablet_count(const TabletOptions& o, std::span<const DcShards> dcs, const TabletRules& r);
+
+// One step of a release's resize rule for an existing table of `table_mb` (its data) and
+// `current` tablets: the count the balancer aims at next (current x 2: split, / 2: merge, or
+// current). `pending` is the table's resize decision in progress (+1 split, -1 merge, 0 none: the
+// hysteresis of 20c6ca2813); `split_before` says the table left "growing mode" (2025.1 merges only
+// then). Releases without resize_by_size return current.
+std::uint64_t tablet_resize_target(const TabletOptions& o, std::span<const DcShards> dcs, const TabletRules& r,
+                                   std::uint64_t current, double table_mb, int pending, bool split_before);
+// The count a table created under the release's rule on this topology has once its size-driven
+// resizes have run (the run starts with a loaded table): the creation count, then
+// tablet_resize_target to its fixed point. `splits` (optional) receives how many splits that took.
+std::uint64_t tablet_count_loaded(const TabletOptions& o, std::span<const DcShards> dcs, const TabletRules& r,
+                                  double table_mb, std::uint64_t* splits = nullptr);
 
 // log2 of a power of two N.
 int tablet_log2(std::uint64_t count);
@@ -76,6 +123,16 @@ class TabletMap {
   // A migration's last stage: `from` is replaced in place by `to` (v1 payload order is kept,
   // SS replace_replica). Returns false when `from` is not a replica of the tablet.
   bool replace_replica(std::uint64_t tablet, TabletReplica from, TabletReplica to);
+  // The table split in two (SS locator/tablets.cc tablet_map::for_each_sibling_tablets and the
+  // resize finalization, service/tablet_allocator.cc resize_tablets): tablet i becomes 2i and
+  // 2i + 1, each with i's replicas in i's order (scylladb/scylladb#17752: split tablets inherit
+  // their replica order).
+  TabletMap split() const;
+  // Sibling tablets 2i and 2i + 1 merged into i, which keeps 2i's replicas in 2i's order; they
+  // must be co-located (the same (host, shard) set), as SS merge_tablet_info requires.
+  TabletMap merge() const;
+  // Whether every pair of sibling tablets holds the same (host, shard) set.
+  bool siblings_colocated() const;
   const std::vector<TabletReplica>& all() const { return replicas_; }
 
  private:

@@ -49,7 +49,9 @@ struct TabletOptions {
   std::optional<std::uint64_t> initial;                     // deprecated keyspace 'initial'
   std::optional<std::uint64_t> min_tablet_count;
   std::optional<double> min_per_shard_tablet_count;
-  double initial_scale_factor = 10;                         // tablets_initial_scale_factor
+  // tablets_initial_scale_factor; unset: the release's default (TabletRules::scale_factor: 10 since
+  // 2025.2, 1 before)
+  std::optional<double> initial_scale_factor;
   double tablets_per_shard_goal = 100;                      // tablets_per_shard_goal
 };
 

@@ -126,8 +126,26 @@ void build_tablets(Scenario& sc) {
   if (sc.nodes.discipline != Discipline::PerShard)
     jsonin::fail("/keyspace/tablets", "tablets are ScyllaDB's and place replicas on shards: they need "
                                       "\"cluster.discipline\": \"per_shard\"");
+  // The release's count rule (configs/README.md "Tablet count, split and merge by release").
+  const ServerRules rules = server_rules(sc.nodes.server);
+  const TabletOptions& opts = *sc.cluster.replication.tablets;
+  if (rules.tablet_count_rule == TabletCountRule::Initial && !opts.initial)
+    jsonin::fail("/keyspace/tablets/initial",
+                 fmt::format("required with cluster.server '{}': ScyllaDB 5.4, its base, counts a table's tablets "
+                             "only from the keyspace's initial_tablets (releases that compute it: scylla-2025.1, "
+                             "scylla-2025.2, scylla-2026.1)",
+                             rules.name));
+  if (rules.tablet_count_rule != TabletCountRule::Target)
+    for (const auto& [given, key] : {std::pair{opts.min_tablet_count.has_value(), "min_tablet_count"},
+                                     std::pair{opts.min_per_shard_tablet_count.has_value(), "min_per_shard_tablet_count"}})
+      if (given)
+        jsonin::fail(std::string("/keyspace/tablets/") + key,
+                     fmt::format("is a table option of ScyllaDB 2025.2 and later (commit c5668d99c9); cluster.server "
+                                 "'{}' has only 'initial' and 'scale_factor' (valid with: scylla-2025.2, scylla-2026.1)",
+                                 rules.name));
   auto map = std::make_shared<TabletMap>(initial_tablet_map(sc.topology(), sc.cluster.replication, sc.nodes.shards,
-                                                            sc.changes.initial_nodes, Rng(sc.seed)));
+                                                            sc.changes.initial_nodes, Rng(sc.seed), tablet_rules(rules),
+                                                            sc.changes.tablet_size_mb, &sc.tablet_table_mb));
   sc.tablets = std::make_shared<TokenRing>(TokenRing::from_tablets(sc.topology(), sc.cluster.replication, *map));
   sc.tablet_map = std::move(map);
 }

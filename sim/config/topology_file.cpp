@@ -74,7 +74,8 @@ Replication parse_keyspace(const Json& keyspace, const std::string& path, const 
 }
 
 // "tablets": true | false | {"enabled" [true], "initial", "min_tablet_count",
-// "min_per_shard_tablet_count", "scale_factor" [10], "per_shard_goal" [100]} (configs/README.md).
+// "min_per_shard_tablet_count", "scale_factor" [the release's: 10, or 1 before scylla-2025.2],
+// "per_shard_goal" [100]} (configs/README.md).
 std::optional<TabletOptions> parse_tablet_options(const Json& j, const std::string& path) {
   if (j.is_boolean()) return j.get<bool>() ? std::optional<TabletOptions>(TabletOptions{}) : std::nullopt;
   if (!j.is_object())
@@ -92,7 +93,7 @@ std::optional<TabletOptions> parse_tablet_options(const Json& j, const std::stri
   if (o.has("min_tablet_count")) t.min_tablet_count = static_cast<std::uint64_t>(o.integer("min_tablet_count", 1, kMaxCount));
   if (o.has("min_per_shard_tablet_count"))
     t.min_per_shard_tablet_count = o.number("min_per_shard_tablet_count", 1e-3, 1e4);
-  t.initial_scale_factor = o.number("scale_factor", 1e-3, 1e4, t.initial_scale_factor);
+  if (o.has("scale_factor")) t.initial_scale_factor = o.number("scale_factor", 1e-3, 1e4);
   t.tablets_per_shard_goal = o.number("per_shard_goal", 1, 1e5, t.tablets_per_shard_goal);
   return t;
 }

@@ -7,6 +7,7 @@
 #include <string_view>
 #include <vector>
 
+#include "sim/cluster/tablets.hpp"
 #include "sim/cluster/topology.hpp"
 #include "sim/core/time.hpp"
 #include "sim/workload/distribution.hpp"
@@ -90,6 +91,27 @@ struct ServerRules {
   // plain rebuild streams the whole tablet from every live replica (service/storage_service.cc
   // stream_tablet at scylla-2025.1.0: one range_streamer source per read_from replica).
   bool rebuild_repair = false;
+  // Tablets: the count of a new table and its resizing (configs/README.md "Tablet count, split and
+  // merge by release"; SS = scylladb/scylladb). The count rule: 2025.2 and later SS
+  // service/tablet_allocator.cc make_sizing_plan (commit 94b5165ac7; the goal cap f1bda8d4c1, the
+  // table options c5668d99c9); 6.0-2025.1 locator/network_topology_strategy.cc
+  // calculate_initial_tablets_from_topology times the scale factor (4c4a9679d8, eb3b237e05); 2024.1
+  // (5.4 base) the keyspace's initial_tablets only (5.4 allocate_tablets_for_new_table). lbsim's
+  // unspecified rule: the 2025.2 count, no resizing.
+  TabletCountRule tablet_count_rule = TabletCountRule::Target;
+  // tablets_initial_scale_factor's default (SS db/config.cc): 10 since 2025.2.0 (commits f043c83ba5
+  // and 2463e524ed, 2024-12), 1 in 6.0-2025.1.
+  double tablet_scale_factor = 10;
+  // The balancer splits and merges tables on their average tablet size: split above 2 x
+  // target_tablet_size_in_bytes (5 GiB), merge below 1/2 x (SS tablet_allocator.cc
+  // make_resize_plan; commit 7ed5b44d52, 6.0.0).
+  bool tablet_resize_by_size = false;
+  // The resize target also holds the count rule's minimums for the current topology: a table
+  // splits when nodes join and never merges below them (commit 20c6ca2813, 2025.2.0).
+  bool tablet_split_on_growth = false;
+  // Nodes being drained still count in a DC's shards for that target (2025.2: normal token
+  // owners); 2026.1 leaves them out (make_sizing_plan's !n.is_draining(), commit a009644c7d).
+  bool tablet_target_counts_draining = true;
 };
 
 // The rules of `r`, one row per release.
@@ -117,19 +139,44 @@ constexpr ServerRules server_rules(ServerRelease r) {
       s.name = "cassandra-5.0";
       s.native_transport_timeout = true;  // CASSANDRA-19534
       break;
-    // ScyllaDB: no differences between these releases in the rules above.
-    case ServerRelease::Scylla2024_1: s.name = "scylla-2024.1"; break;
-    case ServerRelease::Scylla2025_1: s.name = "scylla-2025.1"; break;
+    // ScyllaDB: no differences between these releases in the request rules above; the tablet
+    // rules differ.
+    case ServerRelease::Scylla2024_1:
+      s.name = "scylla-2024.1";
+      s.tablet_count_rule = TabletCountRule::Initial;  // 5.4: initial_tablets only, no resizing
+      break;
+    case ServerRelease::Scylla2025_1:
+      s.name = "scylla-2025.1";
+      s.tablet_count_rule = TabletCountRule::ShardsOverRf;
+      s.tablet_scale_factor = 1;
+      s.tablet_resize_by_size = true;
+      break;
     case ServerRelease::Scylla2025_2:
       s.name = "scylla-2025.2";
       s.rebuild_repair = true;  // rebuild_v2 (acd32b24d3), first in 2025.2.0
+      s.tablet_resize_by_size = true;
+      s.tablet_split_on_growth = true;
       break;
     case ServerRelease::Scylla2026_1:
       s.name = "scylla-2026.1";
       s.rebuild_repair = true;
+      s.tablet_resize_by_size = true;
+      s.tablet_split_on_growth = true;
+      s.tablet_target_counts_draining = false;
       break;
   }
   return s;
+}
+
+// The tablet rules of a release, for sim/cluster/tablets.hpp.
+constexpr TabletRules tablet_rules(const ServerRules& s) {
+  TabletRules t;
+  t.count = s.tablet_count_rule;
+  t.scale_factor = s.tablet_scale_factor;
+  t.resize_by_size = s.tablet_resize_by_size;
+  t.topology_target = s.tablet_split_on_growth;
+  t.draining_counts = s.tablet_target_counts_draining;
+  return t;
 }
 
 struct NodeModelSpec {

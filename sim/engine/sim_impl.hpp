@@ -33,6 +33,9 @@ struct Simulation::Impl {
     kOpStart, kAttemptArrive, kCoordDone, kReplicaArrive, kReplicaDone, kClientResponse, kTimer, kFault, kDetect, kWindow,
     kDecoded, kHopDone, kChange, kMigration, kChangeDone, kStreamChunk
   };
+  // The event queue encodes 16 types (event_queue.hpp), all taken: a resize's load-stats refresh
+  // (sim_tablet_resize.cpp) travels as a kChange whose id carries this bit and the decision number.
+  static constexpr std::uint32_t kResizeTickBit = 1u << 23;
   static constexpr std::uint32_t kNoConn = 0xffffffffu;
   static constexpr std::uint32_t kNoAnswer = 0xffffffffu;
   enum TimerId : std::uint32_t { kClientTimeout, kReadTimeout, kWriteTimeout, kSpeculative, kCasTimeout, kTimers };
@@ -217,6 +220,16 @@ struct Simulation::Impl {
   void start_vnode_change(std::uint32_t idx);
   void on_change_done(std::uint32_t idx);
   const TokenRing* member_ring(const std::vector<std::uint8_t>& members);
+  // sim_tablet_resize.cpp: the table's splits and merges under the release's rules (ServerRules
+  // tablet_*; configs/README.md "Tablet count, split and merge by release").
+  void init_resize();
+  // Called by rebalance() before it plans migrations: updates the resize decision, finalizes a
+  // ready one when no migration is in flight; false while a ready resize holds new migrations.
+  bool resize_before_balancing();
+  void on_resize_tick(std::uint32_t decision);  // the load-stats refresh reports the split ready
+  void finalize_resize();
+  void drop_cached_entry(std::uint32_t tablet);  // the driver deletes the cache entry covering it
+  double tablet_mb() const;                      // one tablet's data (the table's over the count)
 
   // sim_server.cpp
   void on_attempt_arrive(std::uint32_t cr);
@@ -465,6 +478,17 @@ struct Simulation::Impl {
   std::vector<double> node_sent_mb_, node_recv_mb_;
   std::vector<SimTime> stream_time_start_, stream_time_end_;  // at the window's start and end
   std::vector<double> sent_start_, sent_end_, recv_start_, recv_end_;
+  // Resizing (sim_tablet_resize.cpp). The driver's cache keeps, per tablet, the log2 of how many
+  // current tablets its entry covers (an entry learnt before splits covers all their halves).
+  TabletRules trules_;
+  double table_mb_ = 0;                    // the table's data (Scenario::tablet_table_mb)
+  std::vector<std::uint8_t> cache_w_;      // empty until the first split
+  std::uint64_t tcount_start_ = 0, splits_ = 0, merges_ = 0;
+  std::int8_t resize_pending_ = 0;         // the decision in progress: +1 split, -1 merge, 0 none
+  bool resize_ready_ = false;              // a split's replicas reported ready (load stats)
+  bool split_before_ = false;              // the table split since it was created (2025.1's growing mode)
+  bool merge_warned_ = false;
+  std::uint32_t resize_seq_ = 0;           // decision number (stale refresh ticks are ignored)
 
   RunResult result_;
 };

@@ -71,6 +71,7 @@ void Simulation::Impl::init_tablets() {
   cache_hosts_ = thosts_;
   cache_shards_.resize(thosts_.size());
   for (std::size_t i = 0; i < thosts_.size(); ++i) cache_shards_[i] = tmap_.all()[i].shard;
+  init_resize();
 }
 
 std::span<const NodeId> Simulation::Impl::server_replicas(std::uint32_t range, Token token, bool read,
@@ -178,6 +179,7 @@ void Simulation::Impl::tablet_learn(std::uint32_t cr) {
   if (window_open_ && !window_closed_) result_.timeline.record_payload(now_ - window_start_);
   // Java 4.x before 4.19.0.1 learnt from SELECT results only (java-driver#498).
   if (c.kind != OpKind::Read && !sc_.client.tablet_learn_writes) return;
+  drop_cached_entry(c.range);  // an entry learnt before a split covers more than this tablet
   const std::size_t base = c.range * tstride_;
   const auto reps = tmap_.replicas(c.range);
   for (std::size_t i = 0; i < tstride_; ++i) {
@@ -234,6 +236,7 @@ void Simulation::Impl::on_change(std::uint32_t idx) {
 
 void Simulation::Impl::rebalance() {
   if (!tablets_) return;
+  if (!resize_before_balancing()) return;  // a ready split or merge waits for the migrations in flight
   // In flight for the balancer: with ScyllaDB's stages only the migrations that have not finished
   // streaming hold slots (service/tablet_allocator.cc is_streaming); the later ones count as done
   // (get_replicas_for_tablet_load: the new replica set), so the balancer sees a map where they are
@@ -258,7 +261,7 @@ void Simulation::Impl::rebalance() {
     std::erase_if(plan, [&](const TabletMigration& p) { return tmig_[p.tablet] >= 0; });
   }
   const SimTime stream = static_cast<SimTime>(
-      sc_.changes.tablet_size_mb / sc_.changes.stream_mb_s * 1e9 + 0.5);
+      tablet_mb() / sc_.changes.stream_mb_s * 1e9 + 0.5);
   const SimTime latency = sc_.changes.migration_latency;
   for (const TabletMigration& m : plan) {
     std::uint32_t slot = 0;

@@ -335,7 +335,10 @@ void Simulation::Impl::dispatch(const EventQueue::Event& e) {
     case kDetect: on_detect(id); break;
     case kDecoded: on_decoded(id); break;
     case kHopDone: on_hop_done(id); break;
-    case kChange: on_change(id); break;
+    case kChange:
+      if (id & kResizeTickBit) on_resize_tick(id & ~kResizeTickBit);
+      else on_change(id);
+      break;
     case kMigration: on_migration(id); break;
     case kChangeDone: on_change_done(id); break;
     case kStreamChunk: on_stream_chunk(id); break;
@@ -554,6 +557,9 @@ RunResult Simulation::Impl::collect() {
   if (tablets_) {
     TabletResult t;
     t.tablets = tmap_.count();
+    t.count_start = tcount_start_;
+    t.splits = splits_;
+    t.merges = merges_;
     t.fallback = tc_end_.fallback - tc_start_.fallback;
     t.non_replica = tc_end_.non_replica - tc_start_.non_replica;
     t.wrong_shard = tc_end_.wrong_shard - tc_start_.wrong_shard;

@@ -116,7 +116,9 @@ struct ClientResult {
 // (tablets-routing-v1: scylladb/scylladb docs/dev/protocol-extensions.md and locator/tablets.cc
 // check_locality), and the migrations of the whole run.
 struct TabletResult {
-  std::uint64_t tablets = 0;          // tablet count
+  std::uint64_t tablets = 0;          // tablet count at the end of the run
+  std::uint64_t count_start = 0;      // tablet count at the start of the run
+  std::uint64_t splits = 0, merges = 0;  // resizes finalized during the run (whole run)
   std::uint64_t fallback = 0;         // operations routed without a cached tablet (driver fallback)
   std::uint64_t non_replica = 0;      // attempts whose coordinator held no replica of the tablet
   std::uint64_t wrong_shard = 0;      // attempts reaching a replica on another shard than the tablet's

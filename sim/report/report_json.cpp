@@ -184,6 +184,10 @@ OJ report_json_stable(const RunResult& r) {
     OJ per = OJ::array();
     for (auto v : t.node_replicas) per.push_back(v);
     j["tablets"] = {{"count", t.tablets},
+                    {"count_start", t.count_start},
+                    {"count_end", t.tablets},
+                    {"splits", t.splits},
+                    {"merges", t.merges},
                     {"fallback_routed", t.fallback},
                     {"non_replica_coordinations", t.non_replica},
                     {"wrong_shard", t.wrong_shard},

@@ -164,9 +164,13 @@ void print_run(std::ostream& out, const RunResult& r) {
                      grouped(static_cast<double>(r.client.thread_local_draws)), r.client.retries, r.client.speculative);
   if (r.tablets) {
     const TabletResult& t = *r.tablets;
-    out << fmt::format("tablets: {} per table; {} misrouted (payloads), {} non-replica coordinators, {} wrong shard, {} "
+    const std::string resized =
+        t.count_start == t.tablets && t.splits == 0 && t.merges == 0
+            ? ""
+            : fmt::format(" (from {}: {} splits, {} merges)", t.count_start, t.splits, t.merges);
+    out << fmt::format("tablets: {} per table{}; {} misrouted (payloads), {} non-replica coordinators, {} wrong shard, {} "
                        "routed by the driver's fallback; {} of {} migrations done\n",
-                       t.tablets, t.payloads, t.non_replica, t.wrong_shard, t.fallback, t.migrations_done,
+                       t.tablets, resized, t.payloads, t.non_replica, t.wrong_shard, t.fallback, t.migrations_done,
                        t.migrations_started);
   }
   // Tablet streaming per node in the window (nodes that streamed only).
