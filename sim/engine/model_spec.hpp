@@ -75,6 +75,13 @@ struct ServerRules {
   // "Discarding partial response ... (timed out)", counted as a dropped message; since 3.10,
   // CASSANDRA-7392). ScyllaDB: not modelled (not established that readers stop at their deadline).
   bool read_abort = false;
+  // Coordinator: read replicas at equal distance (same rack, same DC, other DCs) are shuffled by
+  // a pass over the proximity sort, so a read at 1 < CL < RF spreads over them; before, ties kept
+  // the replica order (scylladb/scylladb commit d1490bb7bf, PR #21958, merged 2024-12-24 as
+  // f9c3ab03a3, first in 2025.1.0; locator/topology.cc do_sort_by_proximity; sim/cluster/
+  // coordination.hpp read_targets). Cassandra orders by its dynamic snitch, not modelled: ties
+  // keep the replica order there too.
+  bool shuffle_equal_distance_reads = false;
 };
 
 // The rules of `r`, one row per release.
@@ -107,6 +114,7 @@ constexpr ServerRules server_rules(ServerRelease r) {
     case ServerRelease::Scylla2025_2: s.name = "scylla-2025.2"; break;
     case ServerRelease::Scylla2026_1: s.name = "scylla-2026.1"; break;
   }
+  s.shuffle_equal_distance_reads = r >= ServerRelease::Scylla2025_1;  // PR #21958, 2025.1.0
   return s;
 }
 
