@@ -79,6 +79,7 @@ LoadModel analyze_load(const LoadModelInput& in, const jsonin::Json& policy_spec
   };
 
   std::array<NodeId, 256> targets{};
+  std::array<double, 256> target_share{};  // with the shuffle: the probability of each target
   for (std::size_t r = 0; r < ring.size(); ++r) {
     const double w = in.range_weight[r];
     if (w == 0) continue;
@@ -102,12 +103,15 @@ LoadModel analyze_load(const LoadModelInput& in, const jsonin::Json& policy_spec
           return;
         }
         if (read) {
-          const std::size_t k = read_targets(need, topo, c, replicas, up, targets);
+          const std::size_t k = in.shuffle_equal_distance_reads
+                                    ? read_target_shares(need, topo, c, replicas, up, targets, target_share)
+                                    : read_targets(need, topo, c, replicas, up, targets);
           for (std::size_t i = 0; i < k; ++i) {
-            out.nodes[targets[i]].replica_reads += p;
-            add_keyed(targets[i], p * in.read_s);
-            add_hop(c, targets[i], in.routed_arrival, p - unrouted);
-            add_hop(c, targets[i], in.unrouted_arrival, unrouted);
+            const double q = in.shuffle_equal_distance_reads ? target_share[i] : 1.0;
+            out.nodes[targets[i]].replica_reads += p * q;
+            add_keyed(targets[i], p * q * in.read_s);
+            add_hop(c, targets[i], in.routed_arrival, (p - unrouted) * q);
+            add_hop(c, targets[i], in.unrouted_arrival, unrouted * q);
           }
         } else {
           for (NodeId t : replicas) {

@@ -6,7 +6,8 @@
 // Assumptions, stated so a gap with the simulation can be read correctly:
 // - the down set is static and known to driver and coordinators from the start;
 // - one attempt per operation (no retries, no speculative executions, no timeouts);
-// - replica targets follow sim/cluster/coordination.hpp exactly as the simulator does;
+// - replica targets follow sim/cluster/coordination.hpp exactly as the simulator does (with
+//   ScyllaDB 2025.1's shuffle of equal-distance replicas, their probabilities);
 // - the saturation bound is the busiest server's: a node of `shared` discipline is shards x speed
 //   servers behind one queue; with `per_shard` (range_shard_weight given) each shard is one
 //   server of the node's speed that gets the replica and routed coordinator work of the keys it
@@ -33,6 +34,8 @@ struct LoadModelInput {
   double read_fraction = 0;
   ConsistencyLevel read_cl = ConsistencyLevel::LocalOne;
   ConsistencyLevel write_cl = ConsistencyLevel::LocalOne;
+  // ServerRules::shuffle_equal_distance_reads: read targets in expectation (read_target_shares).
+  bool shuffle_equal_distance_reads = false;
   std::vector<bool> down;  // per node
   // Mean work per operation, seconds, and node capacity (parallel servers x speed).
   double coordinator_s = 0, read_s = 0, write_s = 0;

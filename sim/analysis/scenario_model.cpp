@@ -53,6 +53,7 @@ ScenarioModel analyze_scenario(const Scenario& sc, const std::vector<std::string
   }
   in.read_cl = w.read_cl;
   in.write_cl = w.write_cl;
+  in.shuffle_equal_distance_reads = server_rules(sc.nodes.server).shuffle_equal_distance_reads;
   in.down.assign(topo.size(), false);
   const double rows = 1.0 + sc.nodes.row_cost * (static_cast<double>(w.rows) - 1.0);
   in.coordinator_s = sc.nodes.coordinator.mean_ns * 1e-9;

@@ -112,6 +112,13 @@ struct ServerRules {
   // Nodes being drained still count in a DC's shards for that target (2025.2: normal token
   // owners); 2026.1 leaves them out (make_sizing_plan's !n.is_draining(), commit a009644c7d).
   bool tablet_target_counts_draining = true;
+  // Coordinator: read replicas at equal distance (same rack, same DC, other DCs) are shuffled by
+  // a pass over the proximity sort, so a read at 1 < CL < RF spreads over them; before, ties kept
+  // the replica order (scylladb/scylladb commit d1490bb7bf, PR #21958, merged 2024-12-24 as
+  // f9c3ab03a3, first in 2025.1.0; locator/topology.cc do_sort_by_proximity; sim/cluster/
+  // coordination.hpp read_targets). Cassandra orders by its dynamic snitch, not modelled: ties
+  // keep the replica order there too.
+  bool shuffle_equal_distance_reads = false;
 };
 
 // The rules of `r`, one row per release.
@@ -165,6 +172,7 @@ constexpr ServerRules server_rules(ServerRelease r) {
       s.tablet_target_counts_draining = false;
       break;
   }
+  s.shuffle_equal_distance_reads = r >= ServerRelease::Scylla2025_1;  // PR #21958, 2025.1.0
   return s;
 }
 

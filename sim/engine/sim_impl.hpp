@@ -278,6 +278,10 @@ struct Simulation::Impl {
   bool shed_ = true;
   bool deadline_at_arrival_ = true;  // rules_.coordinator_clock == Arrival
   bool read_abort_ = false;          // rules_.read_abort with shedding on
+  // rules_.shuffle_equal_distance_reads: the stream the shuffle of equal-distance read replicas
+  // draws from (forked by name, so it costs the other streams nothing), else null.
+  Rng read_replica_rng_;
+  Rng* read_shuffle_ = nullptr;
   // The coordinator's timer is armed when the request arrives (deadline at arrival, coordinator
   // work queued), else when the coordinator's work ends.
   bool timer_at_arrival_ = false;

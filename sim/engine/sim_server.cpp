@@ -150,7 +150,7 @@ void Simulation::Impl::on_coord_done(std::uint32_t cr) {
       for (NodeId r : replicas)
         if (live(r) && nt < targets.size()) targets[nt++] = r;
     } else {
-      nt = read_targets(need, topo_, node, replicas, live, targets);
+      nt = read_targets(need, topo_, node, replicas, live, targets, read_shuffle_);
     }
     send_to_replicas(cr, std::span<const NodeId>(targets.data(), nt));
   }

@@ -32,6 +32,8 @@ Simulation::Impl::Impl(const Scenario& sc, const PolicyEntry& entry, std::unique
   shed_ = sc.timeouts.shed_expired;
   deadline_at_arrival_ = rules_.coordinator_clock == CoordinatorClock::Arrival;
   read_abort_ = rules_.read_abort && shed_;
+  read_replica_rng_ = root_.fork("read_replicas");
+  if (rules_.shuffle_equal_distance_reads) read_shuffle_ = &read_replica_rng_;
   timer_at_arrival_ = deadline_at_arrival_ && !sc.nodes.coordinator.is_zero();
   for (std::size_t k = 0; k < kOpKinds; ++k)
     coord_max_wait_[k] = rules_.native_transport_timeout                 ? sc.timeouts.native_transport
