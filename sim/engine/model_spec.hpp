@@ -7,6 +7,7 @@
 #include <string_view>
 #include <vector>
 
+#include "sim/cluster/tablet_balancer.hpp"
 #include "sim/cluster/topology.hpp"
 #include "sim/core/time.hpp"
 #include "sim/workload/distribution.hpp"
@@ -75,6 +76,16 @@ struct ServerRules {
   // "Discarding partial response ... (timed out)", counted as a dropped message; since 3.10,
   // CASSANDRA-7392). ScyllaDB: not modelled (not established that readers stop at their deadline).
   bool read_abort = false;
+  // Tablet balancer (sim/cluster/tablet_balancer.hpp names the scylladb/scylladb commits; the table
+  // is configs/README.md "Tablet balancing by release"). What it equalizes: tablet count per shard
+  // (6.0-2025.1), storage utilization with equal tablets (2025.2, commit c4714180cc), utilization
+  // from the tablets' sizes with a 1 % stop rule (2026.1, commit 10eb364821). Which tablet moves:
+  // the first of the shard's set (5.4, the base of 2024.1), random (6.0-6.1, commit 603abddca9),
+  // scored per table (6.2 and later, PR #19779). Shard moves inside a node: since commit
+  // db9d3f0128 (6.0; 5.4 has none). Unspecified: lbsim's earlier rules (count, random, shard moves).
+  BalanceGoal tablet_goal = BalanceGoal::Count;
+  CandidateRule tablet_candidates = CandidateRule::Random;
+  bool tablet_intranode = true;
 };
 
 // The rules of `r`, one row per release.
@@ -101,11 +112,26 @@ constexpr ServerRules server_rules(ServerRelease r) {
       s.name = "cassandra-5.0";
       s.native_transport_timeout = true;  // CASSANDRA-19534
       break;
-    // ScyllaDB: no differences between these releases in the rules above.
-    case ServerRelease::Scylla2024_1: s.name = "scylla-2024.1"; break;
-    case ServerRelease::Scylla2025_1: s.name = "scylla-2025.1"; break;
-    case ServerRelease::Scylla2025_2: s.name = "scylla-2025.2"; break;
-    case ServerRelease::Scylla2026_1: s.name = "scylla-2026.1"; break;
+    // ScyllaDB: the request rules above are the same in these releases; the tablet balancer's differ.
+    case ServerRelease::Scylla2024_1:
+      s.name = "scylla-2024.1";
+      s.tablet_candidates = CandidateRule::First;  // scylla-5.4.0 tablet_allocator.cc: candidates.begin()
+      s.tablet_intranode = false;                   // no make_intranode_plan before db9d3f0128
+      break;
+    case ServerRelease::Scylla2025_1:
+      s.name = "scylla-2025.1";
+      s.tablet_candidates = CandidateRule::Scored;  // PR #19779 (99d0aaa7d2), in 6.2.0 and 2025.1.0
+      break;
+    case ServerRelease::Scylla2025_2:
+      s.name = "scylla-2025.2";
+      s.tablet_goal = BalanceGoal::Capacity;  // c4714180cc, first in 2025.2.0
+      s.tablet_candidates = CandidateRule::Scored;
+      break;
+    case ServerRelease::Scylla2026_1:
+      s.name = "scylla-2026.1";
+      s.tablet_goal = BalanceGoal::Size;  // 10eb364821 / merge bbf9ce18ef, first in 2026.1.0
+      s.tablet_candidates = CandidateRule::Scored;
+      break;
   }
   return s;
 }

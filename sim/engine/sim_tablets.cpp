@@ -223,7 +223,15 @@ void Simulation::Impl::rebalance() {
   for (const Migration& m : migs_)
     if (m.active) running.push_back(m.m);
   const BalancerLimits limits{sc_.changes.max_in_per_shard, sc_.changes.max_out_per_shard};
-  const auto plan = plan_migrations(topo_, tmap_, bnodes_, running, limits, balancer_rng_);
+  // The release's balancer rules (ServerRules); unspecified keeps the single-table defaults. The
+  // table's tablets all have changes.tablet_size_mb (only the Size goal reads it).
+  BalancerOptions opts;
+  opts.goal = rules_.tablet_goal;
+  opts.candidates = rules_.tablet_candidates;
+  opts.intranode = rules_.tablet_intranode;
+  const BalancerTable table{&tmap_, static_cast<std::uint64_t>(sc_.changes.tablet_size_mb * 1048576.0)};
+  const auto plan = plan_migrations(topo_, std::span<const BalancerTable>(&table, 1), bnodes_, running, limits, opts,
+                                    balancer_rng_);
   const SimTime stream = static_cast<SimTime>(
       sc_.changes.tablet_size_mb / sc_.changes.stream_mb_s * 1e9 + 0.5);
   for (const TabletMigration& m : plan) {
