@@ -130,7 +130,7 @@ TEST(TabletBalanceRelease, Scylla19779FirstCandidateVersusScored) {
   EXPECT_LE(scored[1].node, 1.05);
 }
 
-// The #31384 cluster (configs/balance-31384.json): size-based balancing, 4/10/8 shards, a new
+// The #31384 cluster (configs/balance/balance-31384.json): size-based balancing, 4/10/8 shards, a new
 // 8-shard node.
 BalanceSimSpec spec_31384(BalancerOptions opts) {
   BalanceSimSpec s;
@@ -314,11 +314,11 @@ TEST(TabletBalanceRelease, CommandRunsTheShippedFilesAndRefusesBadOnes) {
                                 (dir / (out + ".err")).string());
   };
   // #19779 under scylla-2025.1 (scored), then with the first-candidate rule.
-  ASSERT_EQ(run(src + "/configs/balance-19779.json --json", "scored.json"), 0);
-  ASSERT_EQ(run(src + "/configs/balance-19779.json --json --candidates first", "first.json"), 0);
+  ASSERT_EQ(run(src + "/configs/balance/balance-19779.json --json", "scored.json"), 0);
+  ASSERT_EQ(run(src + "/configs/balance/balance-19779.json --json --candidates first", "first.json"), 0);
   const auto scored = nlohmann::json::parse(testing_files::slurp(dir / "scored.json"));
   const auto first = nlohmann::json::parse(testing_files::slurp(dir / "first.json"));
-  EXPECT_EQ(scored["format"], "lbsim.balance/1");
+  EXPECT_EQ(scored["schema"], "lbsim.balance/1");
   EXPECT_EQ(scored["server"], "scylla-2025.1");
   EXPECT_EQ(scored["rules"]["candidates"], "scored");
   EXPECT_EQ(first["rules"]["candidates"], "first");
@@ -328,14 +328,14 @@ TEST(TabletBalanceRelease, CommandRunsTheShippedFilesAndRefusesBadOnes) {
   EXPECT_DOUBLE_EQ(scored["worst"][0]["best_shard"].get<double>(), 1.25);
   EXPECT_GE(first["worst"][0]["shard_overcommit"].get<double>(), 3.0);
   // Text: a row per step and table, and the same bytes again for the same seed.
-  ASSERT_EQ(run(src + "/configs/balance-16824.json", "a.txt"), 0);
-  ASSERT_EQ(run(src + "/configs/balance-16824.json", "b.txt"), 0);
+  ASSERT_EQ(run(src + "/configs/balance/balance-16824.json", "a.txt"), 0);
+  ASSERT_EQ(run(src + "/configs/balance/balance-16824.json", "b.txt"), 0);
   const std::string text = testing_files::slurp(dir / "a.txt");
   EXPECT_EQ(text, testing_files::slurp(dir / "b.txt"));
   EXPECT_NE(text.find("scylla-2024.1: goal count, candidates first"), std::string::npos) << text;
   EXPECT_NE(text.find("decommission n6"), std::string::npos);
   EXPECT_NE(text.find("table2"), std::string::npos);
-  ASSERT_EQ(run(src + "/configs/balance-31384.json --json", "c.json"), 0);
+  ASSERT_EQ(run(src + "/configs/balance/balance-31384.json --json", "c.json"), 0);
   const auto sized = nlohmann::json::parse(testing_files::slurp(dir / "c.json"));
   EXPECT_EQ(sized["rules"]["goal"], "size");
   EXPECT_EQ(sized["final"].size(), 4u);
@@ -345,7 +345,7 @@ TEST(TabletBalanceRelease, CommandRunsTheShippedFilesAndRefusesBadOnes) {
   const std::string err = testing_files::slurp(dir / "bad.out.err");
   EXPECT_NE(err.find("bad.json: /tables/0/tablets"), std::string::npos) << err;
   EXPECT_TRUE(testing_files::slurp(dir / "bad.out").empty());
-  EXPECT_EQ(run(src + "/configs/balance-19779.json --candidates best", "bad2.out"), 2);
+  EXPECT_EQ(run(src + "/configs/balance/balance-19779.json --candidates best", "bad2.out"), 2);
   fs::remove_all(dir);
 }
 

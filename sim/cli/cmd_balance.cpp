@@ -49,7 +49,7 @@ OJson final_json(const BalanceFile& f, const BalanceSimResult& r) {
 OJson to_json(const BalanceFile& f, const BalanceSimResult& r) {
   const BalancerOptions& o = f.spec.options;
   OJson j;
-  j["format"] = "lbsim.balance/1";
+  j["schema"] = "lbsim.balance/1";
   j["name"] = f.name;
   j["description"] = f.description;
   j["server"] = server_rules(f.server).name;
