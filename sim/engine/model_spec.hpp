@@ -124,7 +124,7 @@ constexpr ServerRules server_rules(ServerRelease r) {
       break;
     case ServerRelease::Scylla2025_2:
       s.name = "scylla-2025.2";
-      s.tablet_goal = BalanceGoal::Capacity;  // c4714180cc, first in 2025.2.0
+      s.tablet_goal = BalanceGoal::Capacity;  // c4714180cc, in 2025.2.0 (and 2025.1.1+: backport 51ee15f02d)
       s.tablet_candidates = CandidateRule::Scored;
       break;
     case ServerRelease::Scylla2026_1:
