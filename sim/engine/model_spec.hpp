@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "sim/cluster/tablets.hpp"
+#include "sim/cluster/tablet_balancer.hpp"
 #include "sim/cluster/topology.hpp"
 #include "sim/core/time.hpp"
 #include "sim/workload/distribution.hpp"
@@ -119,6 +120,16 @@ struct ServerRules {
   // coordination.hpp read_targets). Cassandra orders by its dynamic snitch, not modelled: ties
   // keep the replica order there too.
   bool shuffle_equal_distance_reads = false;
+  // Tablet balancer (sim/cluster/tablet_balancer.hpp names the scylladb/scylladb commits; the table
+  // is configs/README.md "Tablet balancing by release"). What it equalizes: tablet count per shard
+  // (6.0-2025.1), storage utilization with equal tablets (2025.2, commit c4714180cc), utilization
+  // from the tablets' sizes with a 1 % stop rule (2026.1, commit 10eb364821). Which tablet moves:
+  // the first of the shard's set (5.4, the base of 2024.1), random (6.0-6.1, commit 603abddca9),
+  // scored per table (6.2 and later, PR #19779). Shard moves inside a node: since commit
+  // db9d3f0128 (6.0; 5.4 has none). Unspecified: lbsim's earlier rules (count, random, shard moves).
+  BalanceGoal tablet_goal = BalanceGoal::Count;
+  CandidateRule tablet_candidates = CandidateRule::Random;
+  bool tablet_intranode = true;
 };
 
 // The rules of `r`, one row per release.
@@ -146,23 +157,27 @@ constexpr ServerRules server_rules(ServerRelease r) {
       s.name = "cassandra-5.0";
       s.native_transport_timeout = true;  // CASSANDRA-19534
       break;
-    // ScyllaDB: no differences between these releases in the request rules above; the tablet
-    // rules differ.
+    // ScyllaDB: the request rules above are the same in these releases; the tablet rules differ.
     case ServerRelease::Scylla2024_1:
       s.name = "scylla-2024.1";
       s.tablet_count_rule = TabletCountRule::Initial;  // 5.4: initial_tablets only, no resizing
+      s.tablet_candidates = CandidateRule::First;  // scylla-5.4.0 tablet_allocator.cc: candidates.begin()
+      s.tablet_intranode = false;                   // no make_intranode_plan before db9d3f0128
       break;
     case ServerRelease::Scylla2025_1:
       s.name = "scylla-2025.1";
       s.tablet_count_rule = TabletCountRule::ShardsOverRf;
       s.tablet_scale_factor = 1;
       s.tablet_resize_by_size = true;
+      s.tablet_candidates = CandidateRule::Scored;  // PR #19779 (99d0aaa7d2), in 6.2.0 and 2025.1.0
       break;
     case ServerRelease::Scylla2025_2:
       s.name = "scylla-2025.2";
       s.rebuild_repair = true;  // rebuild_v2 (acd32b24d3), first in 2025.2.0
       s.tablet_resize_by_size = true;
       s.tablet_split_on_growth = true;
+      s.tablet_goal = BalanceGoal::Capacity;  // c4714180cc, in 2025.2.0 (and 2025.1.1+: backport 51ee15f02d)
+      s.tablet_candidates = CandidateRule::Scored;
       break;
     case ServerRelease::Scylla2026_1:
       s.name = "scylla-2026.1";
@@ -170,6 +185,8 @@ constexpr ServerRules server_rules(ServerRelease r) {
       s.tablet_resize_by_size = true;
       s.tablet_split_on_growth = true;
       s.tablet_target_counts_draining = false;
+      s.tablet_goal = BalanceGoal::Size;  // 10eb364821 / merge bbf9ce18ef, first in 2026.1.0
+      s.tablet_candidates = CandidateRule::Scored;
       break;
   }
   s.shuffle_equal_distance_reads = r >= ServerRelease::Scylla2025_1;  // PR #21958, 2025.1.0

@@ -250,14 +250,25 @@ void Simulation::Impl::rebalance() {
       else running.push_back(m.m);
     }
   const BalancerLimits limits{sc_.changes.max_in_per_shard, sc_.changes.max_out_per_shard};
+  // The release's balancer rules (ServerRules); unspecified keeps the single-table defaults. The
+  // table's tablets all have the current tablet size (tablet_mb(); only the Size goal reads it).
+  BalancerOptions opts;
+  opts.goal = rules_.tablet_goal;
+  opts.candidates = rules_.tablet_candidates;
+  opts.intranode = rules_.tablet_intranode;
+  const std::uint64_t tablet_bytes = static_cast<std::uint64_t>(tablet_mb() * 1048576.0);
   std::vector<TabletMigration> plan;
   if (!streamed) {
-    plan = plan_migrations(topo_, tmap_, bnodes_, running, limits, balancer_rng_);
+    const BalancerTable table{&tmap_, tablet_bytes};
+    plan = plan_migrations(topo_, std::span<const BalancerTable>(&table, 1), bnodes_, running, limits, opts,
+                           balancer_rng_);
   } else {
     TabletMap seen = tmap_;
     for (const Migration& m : migs_)
       if (m.active && m.stage > MigStage::Streaming) seen.replace_replica(m.m.tablet, m.m.from, m.m.to);
-    plan = plan_migrations(topo_, seen, bnodes_, running, limits, balancer_rng_);
+    const BalancerTable table{&seen, tablet_bytes};
+    plan = plan_migrations(topo_, std::span<const BalancerTable>(&table, 1), bnodes_, running, limits, opts,
+                           balancer_rng_);
     std::erase_if(plan, [&](const TabletMigration& p) { return tmig_[p.tablet] >= 0; });
   }
   const SimTime stream = static_cast<SimTime>(
