@@ -19,6 +19,8 @@
 // replica is then missing (more than one deferral of the same host happens when a DC has at least
 // two racks and its RF exceeds its racks by two or more, or exceeds its nodes). Such lists are
 // counted and checked to be the driver's bug (a repeat, every host a real replica), never lbsim's.
+// lbsim's model of that map, bugs included (replica_source "python-3.25",
+// policies/python/replicas.hpp), must equal every list of the driver, order and repeats included.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -35,6 +37,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "policies/python/replicas.hpp"
 #include "sim/cluster/murmur3.hpp"
 #include "sim/cluster/ring.hpp"
 #include "sim/config/topology_file.hpp"
@@ -139,7 +142,7 @@ std::vector<std::string> ids(const Topology& topo, std::span<const NodeId> list)
 }
 
 struct Counts {
-  int lists = 0, nts_lists = 0, driver_duplicates = 0, deferred_lists = 0;
+  int lists = 0, nts_lists = 0, driver_duplicates = 0, deferred_lists = 0, modelled_duplicates = 0;
 };
 
 // Compares one topology; `deferred_lists` counts NTS lists whose driver order differs from the
@@ -157,10 +160,14 @@ void check_topology(const Shape& s, std::uint64_t seed, const fs::path& dir, Cou
   const Topology& topo = tf.topology;
   const TokenRing ring(tf.topology, tf.replication);
   const auto dc_order = answers["dc_order"].get<std::vector<std::string>>();
+  const policy::DriverReplicaMap model = policy::python::python325_replica_map(topo, tf.replication);
 
   auto check_list = [&](const json& got, Token t) {
     ++counts.lists;
     const auto driver = got.get<std::vector<std::string>>();
+    const auto modelled = ids(topo, model.replicas(t));
+    EXPECT_EQ(driver, modelled) << "token " << t << ": the driver's list, then replica_source python-3.25's";
+    if (std::set<std::string>(modelled.begin(), modelled.end()).size() < modelled.size()) ++counts.modelled_duplicates;
     const auto server = ring.replicas(t, ReplicaOrder::Server);
     const auto java = ring.replicas(t, ReplicaOrder::Driver);
     if (s.simple) {
@@ -220,13 +227,14 @@ TEST(PythonDriver, TokensAndReplicaListsAgreeOnRandomTopologies) {
   for (std::size_t i = 0; i < shapes.size(); ++i) check_topology(shapes[i], 1000 + i, dir, counts);
   fs::remove_all(dir);
   std::printf("python driver cross-check: %d lists (%d NTS, %d in an order other than the server's), "
-              "%d with the driver's duplicate bug\n",
-              counts.lists, counts.nts_lists, counts.deferred_lists, counts.driver_duplicates);
+              "%d with the driver's duplicate bug (%d in lbsim's python-3.25 map)\n",
+              counts.lists, counts.nts_lists, counts.deferred_lists, counts.driver_duplicates, counts.modelled_duplicates);
   EXPECT_GT(counts.lists, 4000);
   // The cases must exercise what they are meant to: rack deferral that reorders lists, and the
   // driver's bug (which must be told apart from an lbsim error).
   EXPECT_GT(counts.deferred_lists, 200);
   EXPECT_GT(counts.driver_duplicates, 0);
+  EXPECT_EQ(counts.modelled_duplicates, counts.driver_duplicates);
 }
 
 }  // namespace

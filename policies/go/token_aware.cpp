@@ -27,10 +27,17 @@
 //     state with no lock -> ThreadLocal.
 // - Default shuffle_replicas: true in scylladb/gocql since commit 738e75b1 (2025-05-23, PR #485);
 //   false before, and false upstream (the zero value; apache CASSGO-106 kept it false).
+// - replica_source "gocql" takes the replicas from the driver's own map (policies/go/replicas.hpp)
+//   instead of Request::replicas. Pick does not de-duplicate that list: a host it lists twice is
+//   shuffled as two entries (so it is first 2 times in k) and yielded twice, the second time as
+//   the retry target of the first (steps 1 and 2 above append and return every entry; only the
+//   child plan is filtered by `used`; query_executor.go's do() takes hostIter() again on
+//   RetryNextHost, with no record of the hosts tried).
 #include <algorithm>
 
 #include <fmt/format.h>
 
+#include "policies/go/replicas.hpp"
 #include "policies/go/round_robin.hpp"
 #include "policies/wrapper.hpp"
 #include "policies/plan_util.hpp"
@@ -47,6 +54,7 @@ struct GoTokenAwareOptions {
   bool non_local_replicas_fallback = false;
   bool avoid_slow_replicas = false;
   std::int32_t max_in_flight_threshold = 10;  // gocql MAX_IN_FLIGHT_THRESHOLD
+  std::optional<Replication> gocql_map;       // replica_source "gocql": the keyspace's replication
 };
 
 class GoTokenAware;
@@ -91,19 +99,21 @@ class GoTokenAware final : public Wrapper {
   void init(const ClusterView& view, Rng& rng) override {
     view_ = &view;
     child_->init(view, rng);
+    if (o_.gocql_map) map_ = std::make_unique<DriverReplicaMap>(go::gocql_replica_map(view.topology(), *o_.gocql_map));
     refresh();
   }
   Distance distance(HostId h) const override { return child_->distance(h); }
   int distance_tier(HostId h) const override { return child_->distance_tier(h); }
 
   Plan* new_plan(const Request& req, PlanRandom& rnd, PlanArena& arena) override {
-    if (!req.routed || req.replicas.empty()) return child_->new_plan(req, rnd, arena);
-    const bool shuffle = o_.shuffle_replicas && req.replicas.size() > 1 && (!req.lwt || o_.version == GoVersion::Upstream);
+    if (!req.routed) return child_->new_plan(req, rnd, arena);
+    std::span<const HostId> replicas = replicas_from(req, map_.get());
+    if (replicas.empty()) return child_->new_plan(req, rnd, arena);
+    const bool shuffle = o_.shuffle_replicas && replicas.size() > 1 && (!req.lwt || o_.version == GoVersion::Upstream);
     const bool partition = o_.avoid_slow_replicas && !req.lwt;
-    std::span<const HostId> replicas = req.replicas;
     if (shuffle || partition) {
-      auto copy = arena.hosts(req.replicas.size());
-      std::copy(req.replicas.begin(), req.replicas.end(), copy.begin());
+      auto copy = arena.hosts(replicas.size());
+      std::copy(replicas.begin(), replicas.end(), copy.begin());
       if (shuffle) java_shuffle(copy, rnd, shuffle_rng());
       if (partition) partition_healthy(copy, arena);
       replicas = copy;
@@ -151,6 +161,7 @@ class GoTokenAware final : public Wrapper {
   }
 
   GoTokenAwareOptions o_;
+  std::unique_ptr<DriverReplicaMap> map_;  // replica_source "gocql" only
   bool tierer_ = false;
   unsigned max_tier_ = 1;
   const ClusterView* view_ = nullptr;
@@ -193,7 +204,7 @@ constexpr const char* kVersions = "scylladb | scylladb-before-2026-03-19 | scyll
 std::unique_ptr<Policy> make_go_token_aware(const jsonin::Json& spec, const std::string& path, const BuildContext& ctx) {
   jsonin::Object o(spec, path,
                    {"type", "version", "shuffle_replicas", "non_local_replicas_fallback", "avoid_slow_replicas",
-                    "max_in_flight_threshold", "child"});
+                    "max_in_flight_threshold", "replica_source", "child"});
   GoTokenAwareOptions opts;
   opts.version = o.choice<GoVersion>("version",
                                      {{"scylladb", GoVersion::Scylla},
@@ -211,6 +222,7 @@ std::unique_ptr<Policy> make_go_token_aware(const jsonin::Json& spec, const std:
     jsonin::fail(o.path_of("max_in_flight_threshold"), "only used with \"avoid_slow_replicas\": true (gocql sets it "
                                                        "through AvoidSlowReplicas(threshold))");
   opts.max_in_flight_threshold = static_cast<std::int32_t>(o.integer("max_in_flight_threshold", 0, 1000000, 10));
+  opts.gocql_map = go::replica_source_param(o, ctx);
   return std::make_unique<GoTokenAware>(make_required_child(o, ctx, "GoTokenAware"), opts);
 }
 
@@ -219,7 +231,8 @@ std::unique_ptr<Policy> make_go_token_aware(const jsonin::Json& spec, const std:
 LBSIM_REGISTER_POLICY(GoTokenAware, Driver::Go,
                       "gocql TokenAwareHostPolicy around a Go `child`: up local replicas (HostTier 0 / IsLocal) "
                       "first, shuffled unless LWT (default on in scylladb/gocql since 2025-05-23, off upstream), "
-                      "optionally busy replicas last and remote replicas next, then the child plan minus those",
+                      "optionally busy replicas last and remote replicas next, then the child plan minus those; "
+                      "replica_source gocql uses the driver's own replica map, repeated hosts included",
                       (std::vector<ParamInfo>{
                           {"version", kVersions, "scylladb"},
                           {"shuffle_replicas", "true | false",
@@ -227,6 +240,7 @@ LBSIM_REGISTER_POLICY(GoTokenAware, Driver::Go,
                           {"non_local_replicas_fallback", "true | false", "false"},
                           {"avoid_slow_replicas", "true | false (not with upstream)", "false"},
                           {"max_in_flight_threshold", "0..1000000 (with avoid_slow_replicas)", "10"},
+                          {"replica_source", go::kReplicaSourceValues, "correct"},
                           {"child", "a Go policy spec (GoRoundRobin, GoDCAwareRoundRobin, GoRackAwareRoundRobin)",
                            "required"}}),
                       make_go_token_aware)

@@ -26,7 +26,8 @@
 //   with the latest time the policy has seen (a request, a send or a response): with traffic
 //   flowing that is within one inter-arrival gap of the event. restore_state sets it exactly.
 // - Down hosts reached later in the plan are skipped as the RequestHandler skips them; a host the
-//   "nodejs-4.10" replica map lists twice is yielded once.
+//   "nodejs-4.10" replica map lists twice is yielded twice (yieldReplicasFirst yields every entry
+//   and the RequestHandler does not remember the hosts it tried).
 // - Not modelled: the per-request preferredHost (ExecutionOptions.getPreferredHost, DSE graph
 //   analytics only) and the test-only injection hooks (isHostNewlyUp, healthCheck, compare).
 // - Math.random is per V8 isolate, without contention: thread_local draws.
@@ -201,9 +202,8 @@ class NodeDefault final : public Policy {
 
 HostId NodeDefaultPlan::next() {
   while (pos_ < replicas_.size()) {
-    const std::size_t i = pos_++;
-    const HostId h = replicas_[i];
-    if (!p_->is_up(h) || contains(replicas_.first(i), h)) continue;
+    const HostId h = replicas_[pos_++];
+    if (!p_->is_up(h)) continue;
     return h;
   }
   if (!started_) {

@@ -19,8 +19,8 @@
 //   (2) the list is never cleared and every flush starts at its head, and a host met twice while
 //       its rack is taken (vnodes) is pushed twice: one host can be appended twice, displacing a
 //       real replica.
-//   The lists keep those duplicates; the policies skip a repeated host when yielding (lbsim plans
-//   never yield a host twice; the driver would try it again).
+//   The lists keep those duplicates, and the policies yield a repeated host twice, as the driver
+//   does (its RequestHandler tries whatever the plan yields, so a retry can go to the same host).
 // - The map is built once, at init, from every node of the view's topology: nodes joining or
 //   leaving during a run are not followed (the driver rebuilds it on topology events). A tablet
 //   keyspace is mapped from the node tokens too: the 4.10 driver knows nothing of tablets.

@@ -11,9 +11,10 @@
 //   lbsim skips them at yield time (the same hosts tried, in the same order).
 // - Math.random is per V8 isolate, without contention: counted as thread_local draws.
 // - replica_source "nodejs-4.10" takes the replicas from the driver's own map
-//   (policies/nodejs/replicas.hpp) instead of Request::replicas; a host listed twice there is
-//   yielded once (the driver would yield it twice, so it is twice as likely to come first, which
-//   lbsim keeps).
+//   (policies/nodejs/replicas.hpp) instead of Request::replicas. A host listed twice there is
+//   yielded twice, as TokenAwareIterator.computeNext yields every local entry and the
+//   RequestHandler (lib/request-handler.js getNextConnection) tries whatever the plan yields: it is
+//   first 2 times in k, and the retry after it goes to it again when the copies are adjacent.
 // - distance() and every event are the child's.
 #include "policies/nodejs/replicas.hpp"
 #include "policies/wrapper.hpp"
@@ -33,7 +34,7 @@ class NodeTokenAwarePlan final : public Plan {
     const std::size_t k = local_.size();
     while (pos_ < k) {
       const HostId h = at(pos_++);
-      if (!view_->is_up(h) || seen_before(h, pos_ - 1)) continue;
+      if (!view_->is_up(h)) continue;
       return h;
     }
     for (HostId h = child_->next(); h != kNoHost; h = child_->next())
@@ -43,11 +44,6 @@ class NodeTokenAwarePlan final : public Plan {
 
  private:
   HostId at(std::size_t i) const { return local_[(start_ + i) % local_.size()]; }
-  bool seen_before(HostId h, std::size_t i) const {
-    for (std::size_t j = 0; j < i; ++j)
-      if (at(j) == h) return true;
-    return false;
-  }
   const ClusterView* view_;
   std::span<const HostId> local_;
   std::size_t start_;

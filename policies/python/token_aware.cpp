@@ -25,6 +25,13 @@
 // The up checks and distances are evaluated as the plan is read, as in the driver's generator.
 // Beyond the driver, a host whose distance changes mid-plan is never yielded twice.
 //
+// replica_source "python-3.25" takes the replicas from the driver's own map
+// (policies/python/replicas.hpp) instead of Request::replicas. No version de-duplicates that list:
+// rule A yields every LOCAL entry (3.25.0 policies.py: `for replica in replicas: ... yield
+// replica`), rule B every entry of its tiers (scylladb/python-driver master: `yield from
+// chain(local_rack, local, remote)`), so a host listed twice is yielded twice, the second time as
+// the retry target of the first; the shuffle moves both copies (len - 1 draws over the list).
+//
 // Not modelled: tablets. With a tablet for the token the driver takes the replicas in child-plan
 // order (it builds one extra child plan for that, advancing the child's position by two per
 // request); lbsim hands the replicas in Request::replicas whatever their source. Nor the Raft
@@ -33,6 +40,7 @@
 #include <fmt/format.h>
 
 #include "policies/plan_util.hpp"
+#include "policies/python/replicas.hpp"
 #include "policies/wrapper.hpp"
 #include "policies/registry.hpp"
 
@@ -66,8 +74,9 @@ class PyTokenAware;
 
 class PyTaPlan final : public Plan {
  public:
-  PyTaPlan(PyTokenAware* p, const Request& req, std::span<HostId> ordered, PlanRandom* rnd, PlanArena* arena)
-      : p_(p), req_(req), replicas_(ordered), rnd_(rnd), arena_(arena) {}
+  PyTaPlan(PyTokenAware* p, const Request& req, std::span<const HostId> all, std::span<HostId> ordered, PlanRandom* rnd,
+           PlanArena* arena)
+      : p_(p), req_(req), all_(all), replicas_(ordered), rnd_(rnd), arena_(arena) {}
   HostId next() override;
 
  private:
@@ -78,6 +87,7 @@ class PyTaPlan final : public Plan {
 
   PyTokenAware* p_;
   Request req_;
+  std::span<const HostId> all_;  // the replica list (Request::replicas or the driver's map)
   std::span<HostId> replicas_;  // the (shuffled) copy; yielded entries become kNoHost
   PlanRandom* rnd_;
   PlanArena* arena_;
@@ -90,12 +100,13 @@ class PyTaPlan final : public Plan {
 
 class PyTokenAware final : public Wrapper {
  public:
-  PyTokenAware(std::unique_ptr<Policy> child, PyRules rules, bool shuffle)
-      : Wrapper(std::move(child)), r_(rules), shuffle_(shuffle) {}
+  PyTokenAware(std::unique_ptr<Policy> child, PyRules rules, bool shuffle, std::optional<Replication> map_of)
+      : Wrapper(std::move(child)), r_(rules), shuffle_(shuffle), map_of_(std::move(map_of)) {}
 
   void init(const ClusterView& view, Rng& rng) override {
     view_ = &view;
     child_->init(view, rng);
+    if (map_of_) map_ = std::make_unique<DriverReplicaMap>(python::python325_replica_map(view.topology(), *map_of_));
     refresh();
   }
   Distance distance(HostId h) const override { return child_->distance(h); }
@@ -103,8 +114,9 @@ class PyTokenAware final : public Wrapper {
 
   Plan* new_plan(const Request& req, PlanRandom& rnd, PlanArena& arena) override {
     if (!req.routed) return child_->new_plan(req, rnd, arena);
-    auto copy = arena.hosts(req.replicas.size());
-    std::copy(req.replicas.begin(), req.replicas.end(), copy.begin());
+    const std::span<const HostId> all = replicas_from(req, map_.get());
+    auto copy = arena.hosts(all.size());
+    std::copy(all.begin(), all.end(), copy.begin());
     const bool serial = req.cl == ConsistencyLevel::Serial || req.cl == ConsistencyLevel::LocalSerial;
     const bool exempt = (r_.lwt_unshuffled && req.lwt) || (r_.serial_unshuffled && serial);
     // random.shuffle: Fisher-Yates from the end with randbelow(i + 1), the same index sequence as
@@ -112,7 +124,7 @@ class PyTokenAware final : public Wrapper {
     // Mersenne Twister per process that every thread shares (the GIL serializes the draws; there is
     // no per-thread generator), hence RngModel::Shared.
     if (shuffle_ && !exempt) java_shuffle(copy, rnd, RngModel::Shared);
-    return arena.make<PyTaPlan>(this, req, copy, &rnd, &arena);
+    return arena.make<PyTaPlan>(this, req, all, copy, &rnd, &arena);
   }
 
   void child_changed() override { refresh(); }
@@ -133,6 +145,8 @@ class PyTokenAware final : public Wrapper {
   }
   PyRules r_;
   bool shuffle_;
+  std::optional<Replication> map_of_;      // replica_source "python-3.25": the keyspace's replication
+  std::unique_ptr<DriverReplicaMap> map_;  // built from it at init
   const ClusterView* view_ = nullptr;
   std::vector<std::int8_t> tier_;
 };
@@ -162,7 +176,7 @@ HostId PyTaPlan::next_tiered() {
     auto buf = arena_->hosts(p_->host_count());
     std::size_t n = 0;
     for (HostId h = child->next(); h != kNoHost && n < buf.size(); h = child->next())
-      if (!contains(req_.replicas, h)) buf[n++] = h;
+      if (!contains(all_, h)) buf[n++] = h;
     rest_ = buf.first(n);
   }
   return scan_tiers(rest_);
@@ -181,7 +195,7 @@ HostId PyTaPlan::next_old() {
   }
   if (child_ == nullptr) child_ = p_->child_plan(req_, *rnd_, *arena_);
   for (HostId h = child_->next(); h != kNoHost; h = child_->next()) {
-    if (!contains(req_.replicas, h)) return h;
+    if (!contains(all_, h)) return h;
     // A replica the child calls REMOTE, unless phase 1 already yielded it (it is blanked then).
     if (p_->tier(h) == kRemoteTier && contains(replicas_, h)) return h;
   }
@@ -190,7 +204,7 @@ HostId PyTaPlan::next_old() {
 
 std::unique_ptr<Policy> make_python_token_aware(const jsonin::Json& spec, const std::string& path,
                                                 const BuildContext& ctx) {
-  jsonin::Object o(spec, path, {"type", "version", "shuffle_replicas", "child"});
+  jsonin::Object o(spec, path, {"type", "version", "shuffle_replicas", "replica_source", "child"});
   const PyVersion v = o.choice<PyVersion>("version",
                                           {{"datastax", PyVersion::DataStax},
                                            {"scylla-3.28.0", PyVersion::Scylla3280},
@@ -208,7 +222,8 @@ std::unique_ptr<Policy> make_python_token_aware(const jsonin::Json& spec, const 
                    "the DataStax Python driver has no RackAwareRoundRobinPolicy (it came with 3.28.0-scylla); "
                    "use version scylla-3.28.0 or later");
   }
-  return std::make_unique<PyTokenAware>(make_required_child(o, ctx, "PythonTokenAware"), rules, shuffle);
+  auto map_of = python::replica_source_param(o, ctx);
+  return std::make_unique<PyTokenAware>(make_required_child(o, ctx, "PythonTokenAware"), rules, shuffle, std::move(map_of));
 }
 
 }  // namespace
@@ -217,12 +232,14 @@ LBSIM_REGISTER_POLICY(PythonTokenAware, Driver::Python,
                       "Python TokenAwarePolicy around `child`: up replicas by the child's distance LOCAL_RACK, LOCAL, "
                       "REMOTE, then the rest of the child plan in the same order (scylla >= 3.29.5; older versions "
                       "and datastax: LOCAL replicas, then the child plan); shuffle_replicas per version "
-                      "(random.shuffle), never for LWT since 3.29.6-scylla",
+                      "(random.shuffle), never for LWT since 3.29.6-scylla; replica_source python-3.25 uses the driver's own "
+                      "replica map, repeated hosts included",
                       (std::vector<ParamInfo>{
                           {"version", "datastax | scylla-3.28.0 | scylla-3.29.5 | scylla-3.29.6 | scylla-master",
                            "scylla-3.29.6"},
                           {"shuffle_replicas", "true | false",
                            "the version's: true for scylla-3.29.6 and scylla-master, false before and for datastax"},
+                          {"replica_source", python::kReplicaSourceValues, "correct"},
                           {"child", "a Python driver policy spec", "required"}}),
                       make_python_token_aware)
 

@@ -161,9 +161,8 @@ function runPlans(c) {
         if (item.done) break;
         const h = item.value;
         if (policy.getDistance(h) === types.distance.ignored || !h.isUp()) continue;
-        // A host the plan yields again (the replica map can list one twice) is not tried twice
-        // here: lbsim plans never repeat a host (the driver would retry it).
-        if (plan.includes(h.index)) continue;
+        // A host the plan yields again (the replica map can list one twice) is tried again: the
+        // RequestHandler keeps no set of tried hosts (lib/request-handler.js getNextConnection).
         plan.push(h.index);
       }
       plans.push(plan);
