@@ -7,8 +7,8 @@
 #include <string_view>
 #include <vector>
 
-#include "sim/cluster/tablets.hpp"
 #include "sim/cluster/tablet_balancer.hpp"
+#include "sim/cluster/tablets.hpp"
 #include "sim/cluster/topology.hpp"
 #include "sim/core/time.hpp"
 #include "sim/workload/distribution.hpp"
