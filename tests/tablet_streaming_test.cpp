@@ -38,7 +38,7 @@ jsonin::Json doc(const std::string& server, double rate, double warmup_s, double
                 "service": {{"coordinator": {{"dist": "exponential", "mean_us": 20}},
                              "read": {{"dist": "exponential", "mean_us": 100}},
                              "write": {{"dist": "exponential", "mean_us": 50}}}}}},
-    "keyspace": {{"class": "NetworkTopologyStrategy", "rf": {{"dc1": 3}}, "tablets": true}},
+    "keyspace": {{"class": "NetworkTopologyStrategy", "rf": {{"dc1": 3}}, "tablets": {{"initial": 16}}}},
     "faults": {{"driver_detection_ms": 100, "server_detection_ms": 100}},
     "client": {{"dc": "dc1", "rate_ops_s": {1}, "arrivals": "constant", "cores": 8}},
     "workload": {{"duration_s": {3}, "warmup_s": {2}, "mix": {{"read": 1, "write": 1}},

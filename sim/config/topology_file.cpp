@@ -82,11 +82,9 @@ std::optional<TabletOptions> parse_tablet_options(const Json& j, const std::stri
     jsonin::fail(path, fmt::format("must be true, false or an object, got {}", jsonin::type_name(j)));
   Object o(j, path, {"enabled", "initial", "min_tablet_count", "min_per_shard_tablet_count", "scale_factor",
                      "per_shard_goal"});
-  if (!o.boolean("enabled", true)) {
-    for (const char* k : {"initial", "min_tablet_count", "min_per_shard_tablet_count", "scale_factor", "per_shard_goal"})
-      if (o.has(k)) jsonin::fail(o.path_of(k), "given while \"enabled\" is false");
-    return std::nullopt;
-  }
+  // With "enabled" false the options are still checked, then ignored: a sweep over
+  // keyspace.tablets.enabled compares the same keyspace on vnodes and on tablets.
+  const bool enabled = o.boolean("enabled", true);
   TabletOptions t;
   constexpr std::int64_t kMaxCount = std::int64_t{1} << 20;
   if (o.has("initial")) t.initial = static_cast<std::uint64_t>(o.integer("initial", 1, kMaxCount));
@@ -95,6 +93,7 @@ std::optional<TabletOptions> parse_tablet_options(const Json& j, const std::stri
     t.min_per_shard_tablet_count = o.number("min_per_shard_tablet_count", 1e-3, 1e4);
   if (o.has("scale_factor")) t.initial_scale_factor = o.number("scale_factor", 1e-3, 1e4);
   t.tablets_per_shard_goal = o.number("per_shard_goal", 1, 1e5, t.tablets_per_shard_goal);
+  if (!enabled) return std::nullopt;
   return t;
 }
 
