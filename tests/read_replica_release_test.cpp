@@ -303,7 +303,8 @@ TEST(ReadReplicaRelease, TabletsMatchVnodesOnQuorumReadsFrom2025_1) {
       tput[tablets] = r.throughput();
       if (tablets) shard_imbalance[server] = shard_replica_max_over_mean(r);
       // The analytic model, with the release's read targets, bounds the saturated run.
-      const LoadModel& m = analyze_scenario(sc).policies[0].model;
+      const ScenarioModel analysis = analyze_scenario(sc);
+      const LoadModel& m = analysis.policies[0].model;
       ASSERT_TRUE(m.modelled) << m.reason;
       EXPECT_GT(r.throughput() / m.saturation_ops_s, 0.94) << server << " tablets " << tablets;
       EXPECT_LT(r.throughput() / m.saturation_ops_s, 1.01) << server << " tablets " << tablets;

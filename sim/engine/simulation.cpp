@@ -571,6 +571,11 @@ RunResult Simulation::Impl::collect() {
     t.migrations_done = migrations_done_;
     t.node_replicas.assign(n_, 0);
     for (NodeId h : thosts_) ++t.node_replicas[h];
+    const BalanceStats bs = balance_stats(topo_, tmap_, bnodes_);
+    t.overcommit_node = bs.node_overcommit;
+    t.overcommit_shard = bs.shard_overcommit;
+    t.best_node = bs.best_node;
+    t.best_shard = bs.best_shard;
     r.tablets = std::move(t);
   }
   return r;

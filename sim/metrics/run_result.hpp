@@ -126,6 +126,9 @@ struct TabletResult {
   std::uint64_t cache_updates = 0;    // payloads merged into the driver's cache
   std::uint64_t migrations_started = 0, migrations_done = 0;  // whole run
   std::vector<std::uint32_t> node_replicas;  // tablet replicas per node at the end of the run
+  // The map's balance at the end of the run (sim/cluster/tablet_balancer.hpp balance_stats: scylla
+  // perf-load-balancing's overcommit, max load / ideal, and the best achievable).
+  double overcommit_node = 0, overcommit_shard = 0, best_node = 0, best_shard = 0;
 };
 
 // A scenario event on the time axis: a fault or a topology change, at its scenario time (what the

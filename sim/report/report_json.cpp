@@ -195,7 +195,11 @@ OJ report_json_stable(const RunResult& r) {
                     {"cache_updates", t.cache_updates},
                     {"migrations_started", t.migrations_started},
                     {"migrations_done", t.migrations_done},
-                    {"replicas_per_node", nullptr}};
+                    {"replicas_per_node", nullptr},
+                    {"overcommit", {{"node", round_to(t.overcommit_node, 6)},
+                                    {"shard", round_to(t.overcommit_shard, 6)},
+                                    {"best_node", round_to(t.best_node, 6)},
+                                    {"best_shard", round_to(t.best_shard, 6)}}}};
     j["tablets"]["replicas_per_node"] = std::move(per);
   }
   j["timeline"] = {{"interval_s", round_to(iv, 9)}};

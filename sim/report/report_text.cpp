@@ -172,6 +172,9 @@ void print_run(std::ostream& out, const RunResult& r) {
                        "routed by the driver's fallback; {} of {} migrations done\n",
                        t.tablets, resized, t.payloads, t.non_replica, t.wrong_shard, t.fallback, t.migrations_done,
                        t.migrations_started);
+    out << fmt::format("tablet balance at the end: node overcommit {:.2f} (best {:.2f}), shard overcommit {:.2f} "
+                       "(best {:.2f})\n",
+                       t.overcommit_node, t.best_node, t.overcommit_shard, t.best_shard);
   }
   // Tablet streaming per node in the window (nodes that streamed only).
   std::string streaming;
