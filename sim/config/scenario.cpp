@@ -163,7 +163,7 @@ Scenario scenario_from_json(Json doc, const std::string& file, const std::string
   sc.file = file;
   sc.dir = dir;
   Object o(doc, "", {"name", "description", "seed", "cluster", "keyspace", "network", "client", "workload", "timeouts",
-                     "retry", "speculative", "faults", "changes", "report", "policies"});
+                     "retry", "speculative", "faults", "changes", "report", "policies", "reproduces"});
   sc.name = o.str("name");
   if (sc.name.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-") != std::string::npos ||
       sc.name[0] == '.')
@@ -276,6 +276,14 @@ Scenario scenario_from_json(Json doc, const std::string& file, const std::string
     check_local_dcs(e.spec, e.path, topo);
     (void)policy::make_policy(e.spec, e.path, ctx);  // validates the spec
     sc.policies.push_back(std::move(e));
+  }
+  // An incident's `reproduces` block (sim/config/incident.hpp): validated, kept, and left out of
+  // the document and its hash, so that `lbsim run` of the scenario is the scenario without it.
+  if (const Json* rep = o.find("reproduces")) {
+    std::vector<std::string> policy_names;
+    for (const auto& p : sc.policies) policy_names.push_back(p.name);
+    sc.reproduces = std::make_shared<const Reproduces>(parse_reproduces(*rep, "/reproduces", policy_names, topo.size()));
+    doc.erase("reproduces");
   }
   sc.doc = std::move(doc);
   sc.hash = fnv_hex(sc.doc.dump());

@@ -18,6 +18,7 @@
 #include "sim/client/client_spec.hpp"
 #include "sim/cluster/ring.hpp"
 #include "sim/config/cluster_config.hpp"
+#include "sim/config/incident.hpp"
 #include "sim/core/json_reader.hpp"
 #include "sim/engine/model_spec.hpp"
 #include "sim/workload/workload_spec.hpp"
@@ -70,6 +71,9 @@ struct Scenario {
   ReportSpec report;
   std::vector<PolicyEntry> policies;
   std::vector<std::string> warnings;
+  // Incident scenarios (configs/incidents/): the published figure the scenario reproduces; null
+  // otherwise. `lbsim run` ignores it; `lbsim incidents` evaluates it.
+  std::shared_ptr<const Reproduces> reproduces;
 
   const Topology& topology() const { return cluster.topology; }
   // Where replicas are: the tablet map for tablet keyspaces, else the vnode ring.
