@@ -113,5 +113,18 @@ TEST(EngineClient, DecodingAfterTheAnswerAddsToLatencyAndQueuesWithDriverWork) {
   EXPECT_NEAR(r.latency.mean(), 200000, 200);
 }
 
+// Closed-loop threads whose operations all fail at once (every connection full: BusyPoolException)
+// start the next one at the same instant. 60,000 such failures in a row used to nest as many
+// start_op calls and overflow the stack (found on configs/busy-connection.json with 128 requests
+// per connection); the run now completes and counts them.
+TEST(EngineClient, ImmediateFailuresInARowDoNotNestWithoutBound) {
+  const Scenario sc = load_scenario(std::string(LBSIM_SOURCE_DIR) + "/configs/busy-connection.json",
+                                    {"client.max_requests_per_connection=128", "workload.ops=60000",
+                                     "workload.warmup_ops=6000"});
+  const RunResult r = testing::run_first(sc);
+  EXPECT_EQ(r.measured_ops() + r.measured_errors(), 60000u);
+  EXPECT_GT(r.measured_errors(), 0u);
+}
+
 }  // namespace
 }  // namespace lbsim

@@ -114,9 +114,10 @@ TEST(Incidents, EveryIncidentAsTheGallerySays) {
                           << tolerance_text(o.rep);
     } else {
       EXPECT_FALSE(o.pass);
-      if (o.value)
+      if (o.value) {
         EXPECT_FALSE(within_tolerance(o.rep, *o.value))
             << o.name << " is marked not-reproduced but lbsim gives " << *o.value << ": update the gallery";
+      }
     }
   }
 }

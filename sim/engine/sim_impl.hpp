@@ -37,6 +37,8 @@ struct Simulation::Impl {
   // (sim_tablet_resize.cpp) travels as a kChange whose id carries this bit and the decision number.
   static constexpr std::uint32_t kResizeTickBit = 1u << 23;
   static constexpr std::uint32_t kNoConn = 0xffffffffu;
+  static constexpr std::uint32_t kMaxStartDepth = 64;  // nested start_op calls (finish_op)
+  std::uint32_t start_depth_ = 0;
   static constexpr std::uint32_t kNoAnswer = 0xffffffffu;
   enum TimerId : std::uint32_t { kClientTimeout, kReadTimeout, kWriteTimeout, kSpeculative, kCasTimeout, kTimers };
   static constexpr std::uint32_t kNoThread = 0xffffffffu;

@@ -263,8 +263,21 @@ void Simulation::Impl::finish_op(std::uint32_t id, bool success, ErrorKind error
   if ((stop_issuing_ || trace_exhausted_) && in_flight_ == 0) finished_all_ = true;
   if (thread < kOpenLoop && !finished_all_) {
     const Dist& think = sc_.client.think;
-    if (think.is_zero()) start_op(thread);
-    else q_.push(now_ + think.sample(think_rng_), kOpStart, thread);
+    if (think.is_zero()) {
+      // A thread whose operations fail at once (every connection full, no host) starts the next
+      // one at the same instant; past a few nested starts it goes through the event queue, so a
+      // long run of such failures cannot overflow the stack (each start at once ends in
+      // finish_op, which starts the next).
+      if (start_depth_ < kMaxStartDepth) {
+        ++start_depth_;
+        start_op(thread);
+        --start_depth_;
+      } else {
+        q_.push(now_, kOpStart, thread);
+      }
+    } else {
+      q_.push(now_ + think.sample(think_rng_), kOpStart, thread);
+    }
   }
 }
 
