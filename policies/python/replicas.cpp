@@ -64,6 +64,20 @@ void nts_map(const Topology& topo, const Replication& repl, const std::vector<st
 
 }  // namespace
 
+std::vector<std::uint32_t> dc_ring_order(const Topology& topo) {
+  std::vector<std::uint32_t> rank(topo.dcs.size(), 0);
+  std::vector<std::uint8_t> seen(topo.dcs.size(), 0);
+  std::uint32_t next = 0;
+  for (const auto& [t, h] : sorted_ring(topo)) {
+    const std::uint32_t d = topo.node_dc[h];
+    if (!seen[d]) {
+      seen[d] = 1;
+      rank[d] = next++;
+    }
+  }
+  return rank;
+}
+
 DriverReplicaMap python325_replica_map(const Topology& topo, const Replication& repl) {
   const auto ring = sorted_ring(topo);
   DriverReplicaMap out;

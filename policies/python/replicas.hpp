@@ -19,7 +19,9 @@
 //   leaving during a run are not followed); 3.25 knows nothing of tablets, so a tablet keyspace is
 //   mapped from the node tokens too.
 #pragma once
+#include <cstdint>
 #include <optional>
+#include <vector>
 
 #include "policies/driver_replicas.hpp"
 #include "policies/registry.hpp"
@@ -28,6 +30,11 @@
 namespace lbsim::policy::python {
 
 DriverReplicaMap python325_replica_map(const Topology& topo, const Replication& repl);
+
+// DC index -> rank of the DC in the map's lists: the order in which the DCs first own a token on the
+// sorted ring (`dc_to_token_offset`, a defaultdict filled along the ring). DCs with RF 0 keep a
+// rank; they have no entries in any list.
+std::vector<std::uint32_t> dc_ring_order(const Topology& topo);
 
 // "replica_source": "correct" (Request::replicas, the default) or "python-3.25" (the map above).
 // The latter needs the keyspace's replication in the BuildContext.

@@ -2,10 +2,13 @@
 // the semantics and their sources.
 #include "policies/python/round_robin.hpp"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "policies/plan_util.hpp"
 #include "policies/registry.hpp"
+#include "sim/core/error.hpp"
 
 namespace lbsim::policy {
 namespace {
@@ -41,6 +44,10 @@ class PyRoundRobin final : public Policy {
     const Topology& t = view.topology();
     topo_ = &t;
     per_dc_.assign(t.dcs.size(), CowList());
+    if (!o_.contact_points.empty()) {
+      init_from_contact_points(view, rng);
+      return;
+    }
     local_dc_ = resolve_dc(t, o_.local_dc);
     in_local_rack_.assign(t.size(), 0);
     if (o_.rack_aware && t.size() > 0) {
@@ -53,6 +60,36 @@ class PyRoundRobin final : public Policy {
     // populate(): randint(0, len(hosts) - 1) over every host handed to it (module-level random,
     // once per process: the policy's init stream).
     position_ = view.size() > 0 ? rng.below(view.size()) : 0;
+  }
+
+  // Cluster.connect with contact points (round_robin.hpp): one draw, randint(0, C - 1); the control
+  // connection's plan takes the first up contact point from there and advances the position; the
+  // hosts then come up in discovery order, the control host first, the others in topology order.
+  void init_from_contact_points(const ClusterView& view, Rng& rng) {
+    const Topology& t = view.topology();
+    std::vector<HostId> cps;
+    for (const std::string& id : o_.contact_points) {
+      const auto h = t.node_index(id);
+      if (!h) throw ConfigError("contact_points", fmt::format("unknown node '{}'", id));
+      cps.push_back(*h);
+    }
+    const std::uint64_t p0 = rng.below(cps.size());
+    HostId control = kNoHost;
+    for (std::size_t k = 0; k < cps.size() && control == kNoHost; ++k)
+      if (view.is_up(cps[(p0 + k) % cps.size()])) control = cps[(p0 + k) % cps.size()];
+    position_ = p0 + 1;
+    if (o_.local_dc) {
+      local_dc_ = resolve_dc(t, o_.local_dc);
+    } else {
+      local_dc_ = control != kNoHost ? t.node_dc[control] : resolve_dc(t, std::nullopt);
+    }
+    in_local_rack_.assign(t.size(), 0);
+    if (o_.rack_aware && o_.local_rack)
+      for (HostId h = 0; h < t.size(); ++h)
+        in_local_rack_[h] = t.node_dc[h] == local_dc_ && t.racks[t.node_rack[h]] == *o_.local_rack ? 1 : 0;
+    if (control != kNoHost) on_up(control);
+    for (HostId h = 0; h < view.size(); ++h)
+      if (h != control && view.is_up(h)) on_up(h);
   }
 
   Distance distance(HostId h) const override {
@@ -165,16 +202,38 @@ HostId PyRrPlan::next() {
 
 std::int64_t used_hosts_param(const jsonin::Object& o) { return o.integer("used_hosts_per_remote_dc", 0, 1000000, 0); }
 
+// "contact_points": a non-empty array of distinct node ids (checked against the topology when known).
+std::vector<std::string> contact_points_param(const jsonin::Object& o, const BuildContext& ctx) {
+  std::vector<std::string> out;
+  if (!o.has("contact_points")) return out;
+  const std::string path = o.path_of("contact_points");
+  const jsonin::Json& arr = jsonin::as_array(o.at("contact_points"), path);
+  for (std::size_t i = 0; i < arr.size(); ++i) {
+    const std::string p = jsonin::index_path(path, i);
+    std::string id = jsonin::as_string(arr[i], p);
+    if (ctx.topology != nullptr && !ctx.topology->node_index(id)) {
+      std::vector<std::string> ids;
+      for (const NodeSpec& n : ctx.topology->nodes) ids.push_back(n.id);
+      jsonin::fail(p, fmt::format("unknown node '{}'; valid: {}", id, jsonin::join(ids)));
+    }
+    if (std::find(out.begin(), out.end(), id) != out.end())
+      jsonin::fail(p, fmt::format("node '{}' is listed twice (the driver resolves each contact point once)", id));
+    out.push_back(std::move(id));
+  }
+  return out;
+}
+
 std::unique_ptr<Policy> make_dc_aware_spec(const jsonin::Json& spec, const std::string& path, const BuildContext& ctx) {
-  jsonin::Object o(spec, path, {"type", "local_dc", "used_hosts_per_remote_dc"});
+  jsonin::Object o(spec, path, {"type", "local_dc", "used_hosts_per_remote_dc", "contact_points"});
   PythonRoundRobinOptions opts;
   opts.local_dc = dc_param(o, "local_dc", ctx);
   opts.used_hosts_per_remote_dc = used_hosts_param(o);
+  opts.contact_points = contact_points_param(o, ctx);
   return make_python_round_robin(opts);
 }
 
 std::unique_ptr<Policy> make_rack_aware_spec(const jsonin::Json& spec, const std::string& path, const BuildContext& ctx) {
-  jsonin::Object o(spec, path, {"type", "local_dc", "local_rack", "used_hosts_per_remote_dc"});
+  jsonin::Object o(spec, path, {"type", "local_dc", "local_rack", "used_hosts_per_remote_dc", "contact_points"});
   // RackAwareRoundRobinPolicy(local_dc, local_rack, used_hosts_per_remote_dc=0): no defaults.
   for (const char* key : {"local_dc", "local_rack"})
     if (!o.has(key))
@@ -185,6 +244,7 @@ std::unique_ptr<Policy> make_rack_aware_spec(const jsonin::Json& spec, const std
   opts.local_dc = dc_param(o, "local_dc", ctx);
   opts.local_rack = rack_param(o, "local_rack", opts.local_dc, ctx);
   opts.used_hosts_per_remote_dc = used_hosts_param(o);
+  opts.contact_points = contact_points_param(o, ctx);
   return make_python_round_robin(opts);
 }
 
@@ -199,8 +259,11 @@ LBSIM_REGISTER_POLICY(PythonDCAwareRoundRobin, Driver::Python,
                       "randint(0, hosts-1) and grows by one per plan, then the first used_hosts_per_remote_dc live "
                       "hosts of each remote DC (unrotated, for every CL)",
                       (std::vector<ParamInfo>{
-                          {"local_dc", "a datacenter of the topology", "the DC of the first host (the contact point)"},
-                          {"used_hosts_per_remote_dc", "0..1000000", "0"}}),
+                          {"local_dc", "a datacenter of the topology",
+                           "the DC of the control host (with contact_points), else of the first host"},
+                          {"used_hosts_per_remote_dc", "0..1000000", "0"},
+                          {"contact_points", "an array of node ids",
+                           "none: populate() over every host in topology order (an approximation)"}}),
                       make_dc_aware_spec)
 
 LBSIM_REGISTER_POLICY(PythonRackAwareRoundRobin, Driver::Python,
@@ -209,7 +272,9 @@ LBSIM_REGISTER_POLICY(PythonRackAwareRoundRobin, Driver::Python,
                       "used_hosts_per_remote_dc hosts of each remote DC",
                       (std::vector<ParamInfo>{{"local_dc", "a datacenter of the topology", "required"},
                                               {"local_rack", "a rack of local_dc", "required"},
-                                              {"used_hosts_per_remote_dc", "0..1000000", "0"}}),
+                                              {"used_hosts_per_remote_dc", "0..1000000", "0"},
+                                              {"contact_points", "an array of node ids",
+                                               "none: populate() over every host in topology order (an approximation)"}}),
                       make_rack_aware_spec)
 
 }  // namespace lbsim::policy

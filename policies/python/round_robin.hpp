@@ -19,6 +19,24 @@
 // - distance(): LOCAL for the local DC (rack-aware: LOCAL_RACK, distance_tier 0, for the local
 //   rack), REMOTE for the first used_hosts_per_remote_dc live hosts of a remote DC's tuple,
 //   IGNORED otherwise (and for every remote host when used_hosts_per_remote_dc is 0).
+// Cluster.connect (cassandra/cluster.py, scylladb/python-driver 3.29.5-scylla; the same flow in
+// datastax/python-driver 3.25.0), modelled when the spec names its `contact_points`:
+// - _add_resolved_hosts() adds the contact points without DC or rack (they are unknown until the
+//   control connection reads system.local and system.peers), so populate() files them all under
+//   `_dc(host)` = local_dc (or '' when unset) and sets the position to randint(0, len(contact
+//   points) - 1).
+// - ControlConnection._connect_host_in_lbp() takes its host from `lbp.make_query_plan()`: the
+//   contact-point tuple rotated by that position (down ones passed over), and the plan advances the
+//   position by one; the first application plan therefore uses randint(0, C - 1) + 1.
+// - _refresh_node_list_and_token_map() then gives the control host its DC and rack
+//   (_update_location_info: on_down, then on_up, which also picks the default local_dc: the DC of
+//   the first host marked up whose endpoint is a contact point) and walks system.peers: contact
+//   points move the same way, new hosts arrive by add_host -> on_add -> on_up. Each tuple is thus
+//   in discovery order: the control host, then the peers' rows; the DCs' dict order likewise.
+// lbsim takes the peers' rows in topology order (assumed: the real order is the scan order of the
+// server's system.peers table, which lbsim does not know), and treats the contact points' set order
+// as the order given (the control host is uniform over them either way).
+// Without `contact_points`, the approximation below: populate() over every host.
 // Approximations:
 // - populate() builds each tuple from a set, so the driver's order inside a DC is the hash order of
 //   the hosts' endpoints (randomized per process by PYTHONHASHSEED); lbsim uses topology order,
@@ -31,6 +49,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "policies/policy.hpp"
 
@@ -41,6 +60,8 @@ struct PythonRoundRobinOptions {
   bool rack_aware = false;
   std::optional<std::string> local_rack;  // rack-aware (required by the driver's constructor)
   std::int64_t used_hosts_per_remote_dc = 0;
+  // Cluster(contact_points=...): node ids; empty = the populate-over-every-host approximation.
+  std::vector<std::string> contact_points;
 };
 
 std::unique_ptr<Policy> make_python_round_robin(const PythonRoundRobinOptions& opts);

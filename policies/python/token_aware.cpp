@@ -25,6 +25,20 @@
 // The up checks and distances are evaluated as the plan is read, as in the driver's generator.
 // Beyond the driver, a host whose distance changes mid-plan is never yielded twice.
 //
+// The replica list's order is the driver's token map's (cassandra/metadata.py
+// NetworkTopologyStrategy.make_token_replica_map, the same rule in datastax/python-driver 3.25.0
+// and scylladb/python-driver 3.29.5-scylla .. master 76430785): per DC a ring walk, the DCs one
+// after the other in the order in which they first own a token on the sorted ring -- grouped by
+// DC, where Request::replicas (Java 3.x Metadata.getReplicas) interleaves the DCs along the ring.
+// Within a DC both orders are the same (tests/python_driver_test.cpp checks it against the Debian
+// 3.25 driver), so with replica_source "correct" the plan regroups Request::replicas by that DC
+// order (a stable pass over the copy; nothing for a one-DC topology). It matters where the order
+// across DCs shows: rule B's REMOTE tier with two remote DCs or more and used_hosts_per_remote_dc
+// > 0 (3.29.5-scylla, 2f271be1: `for replica in hosts: ... == distance`), and which permutation a
+// shuffle draws. The driver shuffles the map's own list in place (`replicas =
+// get_replicas(...)`; `shuffle(replicas)`), so a shuffled order persists into the next request of
+// the range; lbsim shuffles a fresh copy each time: a uniform permutation either way.
+//
 // replica_source "python-3.25" takes the replicas from the driver's own map
 // (policies/python/replicas.hpp) instead of Request::replicas. No version de-duplicates that list:
 // rule A yields every LOCAL entry (3.25.0 policies.py: `for replica in replicas: ... yield
@@ -107,6 +121,7 @@ class PyTokenAware final : public Wrapper {
     view_ = &view;
     child_->init(view, rng);
     if (map_of_) map_ = std::make_unique<DriverReplicaMap>(python::python325_replica_map(view.topology(), *map_of_));
+    if (!map_ && view.topology().dcs.size() > 1) dc_rank_ = python::dc_ring_order(view.topology());
     refresh();
   }
   Distance distance(HostId h) const override { return child_->distance(h); }
@@ -117,6 +132,7 @@ class PyTokenAware final : public Wrapper {
     const std::span<const HostId> all = replicas_from(req, map_.get());
     auto copy = arena.hosts(all.size());
     std::copy(all.begin(), all.end(), copy.begin());
+    if (!dc_rank_.empty()) regroup_by_dc(copy);
     const bool serial = req.cl == ConsistencyLevel::Serial || req.cl == ConsistencyLevel::LocalSerial;
     const bool exempt = (r_.lwt_unshuffled && req.lwt) || (r_.serial_unshuffled && serial);
     // random.shuffle: Fisher-Yates from the end with randbelow(i + 1), the same index sequence as
@@ -143,8 +159,21 @@ class PyTokenAware final : public Wrapper {
     tier_.resize(view_->size());
     for (HostId h = 0; h < view_->size(); ++h) tier_[h] = static_cast<std::int8_t>(child_->distance_tier(h));
   }
+  // Request::replicas into the driver map's order: a stable insertion sort by DC rank (the lists
+  // are a few hosts long).
+  void regroup_by_dc(std::span<HostId> list) const {
+    const auto& node_dc = view_->topology().node_dc;
+    for (std::size_t i = 1; i < list.size(); ++i) {
+      const HostId h = list[i];
+      const std::uint32_t r = dc_rank_[node_dc[h]];
+      std::size_t j = i;
+      for (; j > 0 && dc_rank_[node_dc[list[j - 1]]] > r; --j) list[j] = list[j - 1];
+      list[j] = h;
+    }
+  }
   PyRules r_;
   bool shuffle_;
+  std::vector<std::uint32_t> dc_rank_;     // DC index -> rank in the driver map; empty: no regroup
   std::optional<Replication> map_of_;      // replica_source "python-3.25": the keyspace's replication
   std::unique_ptr<DriverReplicaMap> map_;  // built from it at init
   const ClusterView* view_ = nullptr;
