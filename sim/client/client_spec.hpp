@@ -54,6 +54,11 @@ struct ClientSpec {
   Arrivals arrivals = Arrivals::Poisson;
   Dist think = Dist::constant(0);  // closed loop: pause between an answer and the next operation
   std::uint32_t max_in_flight = 8192;  // open loop: more outstanding operations fail ClientBusy
+  // cassandra-stress -errors retries=N: the load generator runs a failed operation again, through
+  // the driver again, up to N more times (apache/cassandra tools/stress SettingsErrors.java:
+  // tries = retries + 1, default retries=9; Operation.timeWithRetry). 0: lbsim's default, the
+  // application sees the driver's failure.
+  std::uint32_t stress_retries = 0;
 
   std::uint32_t cores = 8;        // client CPU cores; 0 = unlimited (no CPU model)
   Dist driver_cost = Dist::constant(20000);  // CPU per operation: encode, decode, futures (ns)

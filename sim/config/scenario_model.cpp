@@ -189,10 +189,31 @@ TimeoutSpec parse_timeouts(const Json* j, const std::string& path) {
 RetrySpec parse_retry(const Json* j, const std::string& path) {
   RetrySpec s;
   if (!j) return s;
-  Object o(*j, path, {"policy", "unavailable_retries", "error_retries"});
-  s.enabled = o.choice<bool>("policy", {{"default", true}, {"never", false}}, true);
+  Object o(*j, path, {"policy", "unavailable_retries", "error_retries", "num_retries", "idempotent"});
+  s.kind = o.choice<RetryPolicyKind>("policy",
+                                     {{"default", RetryPolicyKind::Default},
+                                      {"never", RetryPolicyKind::Never},
+                                      {"java3-default", RetryPolicyKind::Java3},
+                                      {"java4-default", RetryPolicyKind::Java4},
+                                      {"python-default", RetryPolicyKind::Python},
+                                      {"gocql-simple", RetryPolicyKind::GocqlSimple},
+                                      {"rust-default", RetryPolicyKind::Rust},
+                                      {"nodejs-default", RetryPolicyKind::Nodejs}},
+                                     RetryPolicyKind::Default);
+  s.enabled = s.kind != RetryPolicyKind::Never;
+  const bool lbsim_rule = s.kind == RetryPolicyKind::Default || s.kind == RetryPolicyKind::Never;
+  for (const char* k : {"unavailable_retries", "error_retries"})
+    if (o.has(k) && !lbsim_rule)
+      jsonin::fail(o.path_of(k), "applies to \"policy\": \"default\" only (the drivers' policies have their own counts)");
+  if (o.has("num_retries") && s.kind != RetryPolicyKind::GocqlSimple)
+    jsonin::fail(o.path_of("num_retries"), "applies to \"policy\": \"gocql-simple\" only");
+  if (o.has("idempotent") && lbsim_rule)
+    jsonin::fail(o.path_of("idempotent"), "applies to the drivers' policies only (java3-default, java4-default, "
+                                          "python-default, gocql-simple, rust-default, nodejs-default)");
   s.unavailable_retries = static_cast<std::uint32_t>(o.integer("unavailable_retries", 0, 10, s.unavailable_retries));
   s.error_retries = static_cast<std::uint32_t>(o.integer("error_retries", 0, 10, s.error_retries));
+  s.num_retries = static_cast<std::uint32_t>(o.integer("num_retries", 0, 10, s.num_retries));
+  s.idempotent = o.boolean("idempotent", s.idempotent);
   return s;
 }
 

@@ -25,7 +25,7 @@ ClientSpec parse_client(const Json* j, const std::string& path, const Topology& 
   Object o(j ? *j : empty, path,
            {"dc", "rack", "threads", "rate_ops_s", "arrivals", "think", "max_in_flight", "cores", "driver_cost",
             "response_share", "plan_ns", "plan_host_ns", "thread_local_draw_ns", "shared_draw_ns", "line_transfer_ns",
-            "connections", "pool_size", "max_requests_per_connection", "on_busy", "tablets"});
+            "connections", "pool_size", "max_requests_per_connection", "on_busy", "tablets", "stress_retries"});
   s.dc = o.str("dc", topo.dcs.front());
   const auto dc = topo.dc_index(s.dc);
   if (!dc) jsonin::fail(o.path_of("dc"), "unknown datacenter '" + s.dc + "'; valid: " + jsonin::join(topo.dcs));
@@ -56,6 +56,7 @@ ClientSpec parse_client(const Json* j, const std::string& path, const Topology& 
                                   Arrivals::Poisson);
   if (const Json* t = o.find("think")) s.think = parse_dist(*t, o.path_of("think"));
   s.max_in_flight = static_cast<std::uint32_t>(o.integer("max_in_flight", 1, 1000000, s.max_in_flight));
+  s.stress_retries = static_cast<std::uint32_t>(o.integer("stress_retries", 0, 100, s.stress_retries));
   s.cores = static_cast<std::uint32_t>(o.integer("cores", 0, 4096, s.cores));
   if (const Json* d = o.find("driver_cost")) s.driver_cost = parse_dist(*d, o.path_of("driver_cost"));
   s.plan_ns = o.number("plan_ns", 0, 1e9, s.plan_ns);

@@ -154,7 +154,11 @@ StressTranslation translate_stress(const std::vector<std::string>& in, int nodes
   std::string cl = "LOCAL_ONE";  // cassandra-stress's default consistency level
   bool cl_given = false;
   std::string section;           // the current -option
-  static const std::set<std::string> ignored{"-mode", "-log", "-graph", "-errors", "-col", "-insert", "-port",
+  // -errors retries=N: the tool's own re-executions of a failed operation (tools/stress
+  // SettingsErrors.java: tries = retries + 1, default retries=9), whether or not -errors is given.
+  std::int64_t stress_retries = 9;
+  bool retries_given = false;
+  static const std::set<std::string> ignored{"-mode", "-log", "-graph", "-col", "-insert", "-port",
                                              "-transport", "-sendto", "-tokenrange", "-credentials-file", "-jmx",
                                              "-user", "-password"};
   for (std::size_t i = 1; i < args.size(); ++i) {
@@ -162,8 +166,8 @@ StressTranslation translate_stress(const std::vector<std::string>& in, int nodes
     if (a.starts_with("-")) {
       section = a;
       if (ignored.count(a)) out.notes.push_back(a + " ignored (output, transport or column layout)");
-      else if (a != "-rate" && a != "-pop" && a != "-node" && a != "-schema")
-        bad(a, "unknown option; translated: -rate, -pop, -node, -schema; ignored: " +
+      else if (a != "-rate" && a != "-pop" && a != "-node" && a != "-schema" && a != "-errors")
+        bad(a, "unknown option; translated: -rate, -pop, -node, -schema, -errors; ignored: " +
                    [] {
                      std::string s;
                      for (const auto& x : ignored) s += (s.empty() ? "" : ", ") + x;
@@ -230,6 +234,18 @@ StressTranslation translate_stress(const std::vector<std::string>& in, int nodes
         }
       } else {
         bad(where, "unknown -node option; valid: HOST,HOST,..., datacenter=NAME");
+      }
+    } else if (section == "-errors") {
+      if (key == "retries") {
+        stress_retries = integer(val, where);
+        if (stress_retries > 100) bad(where, "at most 100 retries");
+        retries_given = true;
+        out.sources.emplace_back("/client/stress_retries", "-errors " + a);
+      } else if (key == "ignore" && eq == std::string::npos) {
+        out.notes.push_back("-errors ignore: an operation that fails all its tries counts as an error and the run "
+                            "goes on (lbsim always goes on; without ignore cassandra-stress stops at the first)");
+      } else {
+        bad(where, "unknown -errors option; valid: retries=N, ignore");
       }
     } else if (section == "-schema") {
       // replication(factor=3) | replication(strategy=NetworkTopologyStrategy,dc1=3)
@@ -332,6 +348,10 @@ StressTranslation translate_stress(const std::vector<std::string>& in, int nodes
     out.notes.push_back("threads=N with fixed=R/s: an open loop at R/s with at most N operations outstanding");
   }
   client["dc"] = dc;
+  client["stress_retries"] = stress_retries;
+  if (!retries_given)
+    out.notes.push_back("-errors retries=9, cassandra-stress's default (tools/stress SettingsErrors.java): a failed "
+                        "operation runs up to 9 more times through the driver (client.stress_retries)");
   jsonin::Json policy_child = {{"type", "DCAwareRoundRobin"}, {"local_dc", dc}};
   out.scenario = {
       {"name", "stress-" + command},

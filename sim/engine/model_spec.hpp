@@ -254,13 +254,28 @@ struct TimeoutSpec {
   SimTime native_transport = 12 * kSec;
 };
 
-// Java driver 3.x DefaultRetryPolicy: Unavailable -> next host once; client timeout or
-// connection error -> next host (idempotent statements), here at most `error_retries` times;
-// server read/write timeouts are not retried.
+// The driver's retry policy (retry.policy; configs/README.md "timeouts, retry, speculative").
+// `Default` is lbsim's original rule, a simplification of the Java driver 3.x DefaultRetryPolicy:
+// Unavailable -> next host, at most `unavailable_retries` times; client timeout or OVERLOADED ->
+// next host (every statement but an LWT treated as idempotent), at most `error_retries` times;
+// server read/write timeouts are not retried. The others are the drivers' own default policies,
+// decided by retry_decision() (sim/engine/retry_policy.hpp, which cites each driver's source).
+enum class RetryPolicyKind : std::uint8_t { Default, Never, Java3, Java4, Python, GocqlSimple, Rust, Nodejs };
+
 struct RetrySpec {
-  bool enabled = true;  // "policy": "default" | "never"
-  std::uint32_t unavailable_retries = 1;
-  std::uint32_t error_retries = 2;
+  bool enabled = true;  // false: "policy": "never"
+  RetryPolicyKind kind = RetryPolicyKind::Default;
+  std::uint32_t unavailable_retries = 1;  // Default only
+  std::uint32_t error_retries = 2;        // Default only
+  // gocql-simple: SimpleRetryPolicy{NumRetries}; gocql's default is NumRetries 3 (scylladb/gocql
+  // policies.go `defaultRetryPolicy`, commit 3703808c).
+  std::uint32_t num_retries = 3;
+  // Whether the statements are marked idempotent (the driver policies; Default treats every
+  // non-LWT statement as idempotent). Every driver's default is false: Java 3.x
+  // QueryOptions.DEFAULT_IDEMPOTENCE, Java 4.x basic.request.default-idempotence, Python
+  // Statement.is_idempotent, gocql Query.idempotent, Rust Statement::is_idempotent, Node.js
+  // ExecutionOptions isIdempotent (datastax/nodejs-driver lib/client-options.js).
+  bool idempotent = false;
 };
 
 // Java driver ConstantSpeculativeExecutionPolicy(delay, max): after `delay` without an answer

@@ -3,13 +3,14 @@
 #include <limits>
 
 #include "sim/cluster/shard.hpp"
+#include "sim/engine/retry_policy.hpp"
 #include "sim/engine/sim_impl.hpp"
 
 namespace lbsim {
 
 using policy::ResponseKind;
 
-bool Simulation::Impl::send_attempt(std::uint32_t id, bool first) {
+bool Simulation::Impl::send_attempt(std::uint32_t id, bool first, policy::HostId same) {
   Op& op = ops_[id];
   OpExtra& x = op_extra_[id];
   // The next host whose connection can take the request; a full connection makes the driver move
@@ -17,7 +18,12 @@ bool Simulation::Impl::send_attempt(std::uint32_t id, bool first) {
   policy::HostId host = policy::kNoHost;
   std::uint32_t conn = kNoConn, shard = 0, tried = 0;
   for (;;) {
-    host = op.plan->next();
+    if (same != policy::kNoHost) {  // a retry on the host that failed; if busy, the plan goes on
+      host = same;
+      same = policy::kNoHost;
+    } else {
+      host = op.plan->next();
+    }
     ++tried;
     if (host == policy::kNoHost) return false;
     const bool ok = pick_connection(op, host, conn, shard);
@@ -190,6 +196,19 @@ void Simulation::Impl::end_attempt(std::uint32_t a, ResponseKind kind) {
 void Simulation::Impl::after_failure(std::uint32_t id, ErrorKind error, bool retryable, bool unavailable) {
   Op& op = ops_[id];
   const RetrySpec& r = sc_.retry;
+  if (driver_retry_) {  // a driver's own default policy (retry_policy.hpp); error_retries counts all retries
+    const RetryInput in{error, op.error_retries, op.kind == OpKind::Lwt, op.answer_no_data};
+    const RetryDecision d = retry_decision(r, in);
+    if (d == RetryDecision::Rethrow) {
+      fail_or_restart(id, error);
+      return;
+    }
+    if (op.error_retries < 0xff) ++op.error_retries;
+    ++retries_;
+    if (!send_attempt(id, false, d == RetryDecision::SameHost ? last_host_[id] : policy::kNoHost))
+      fail_or_restart(id, ErrorKind::NoHostAvailable);
+    return;
+  }
   bool retry = false;
   if (r.enabled && unavailable && op.unavailable_retries < r.unavailable_retries) {
     ++op.unavailable_retries;
@@ -199,11 +218,50 @@ void Simulation::Impl::after_failure(std::uint32_t id, ErrorKind error, bool ret
     retry = true;
   }
   if (!retry) {
-    finish_op(id, false, error);
+    fail_or_restart(id, error);
     return;
   }
   ++retries_;
-  if (!send_attempt(id, false)) finish_op(id, false, ErrorKind::NoHostAvailable);
+  if (!send_attempt(id, false)) fail_or_restart(id, ErrorKind::NoHostAvailable);
+}
+
+// cassandra-stress's own retries (-errors retries=N; tools/stress Operation.timeWithRetry): the
+// failed operation runs again through the driver, a new execution with a new plan and the retry
+// policy's count from zero; its latency counts from the first try, as the tool's timer does.
+// Without client.stress_retries, the failure is final.
+void Simulation::Impl::fail_or_restart(std::uint32_t id, ErrorKind error) {
+  if (!stress_tries_.empty()) {
+    if (id >= stress_tries_.size()) stress_tries_.resize(ops_.capacity());
+    if (stress_tries_[id] < sc_.client.stress_retries) {
+      ++stress_tries_[id];
+      ++stress_retries_;
+      restart_op(id);
+      return;
+    }
+  }
+  finish_op(id, false, error);
+}
+
+void Simulation::Impl::restart_op(std::uint32_t id) {
+  Op& op = ops_[id];
+  op.unavailable_retries = 0;
+  op.error_retries = 0;
+  op.answer_no_data = false;
+  OpExtra& x = op_extra_[id];
+  x.arena.reset();
+  x.rnd.shared_draws = 0;
+  x.rnd.thread_local_draws = 0;
+  op.shared_charged = 0;
+  op.tl_charged = 0;
+  policy::Request req;
+  req.routed = op.routed;
+  req.token = op.token;
+  if (op.routed) req.replicas = driver_replicas(op);
+  req.cl = op.cl;
+  req.lwt = op.kind == OpKind::Lwt;
+  req.now = now_;
+  op.plan = policy_->new_plan(req, x.rnd, x.arena);
+  if (!send_attempt(id, true)) fail_or_restart(id, ErrorKind::NoHostAvailable);
 }
 
 void Simulation::Impl::on_client_response(std::uint32_t cr) {
@@ -213,11 +271,15 @@ void Simulation::Impl::on_client_response(std::uint32_t cr) {
   const std::uint32_t a = c.attempt;
   const bool success = c.success;
   const ErrorKind error = c.error;
+  // The ReadTimeoutException's received >= blockFor && !data_present (read before c is released).
+  const bool no_data = driver_retry_ && !success && error == ErrorKind::ReadTimeout && c.kind == OpKind::Read &&
+                       !c.need_each && c.got >= c.need_total && c.phase == 0;
   const bool current = attempts_[a].gen == c.attempt_gen && attempts_[a].alive;
   tablet_learn(cr);  // the driver reads the payload of any answer that reaches it
   release_cr_if_idle(cr);
   if (!current) return;  // the attempt already timed out on the client
   const std::uint32_t id = attempts_[a].op;
+  const NodeId host = attempts_[a].host;
   end_attempt(a, success                           ? ResponseKind::Success
                  : error == ErrorKind::Unavailable ? ResponseKind::Unavailable
                  : error == ErrorKind::Overloaded  ? ResponseKind::Overloaded
@@ -233,6 +295,10 @@ void Simulation::Impl::on_client_response(std::uint32_t cr) {
   // ends (or is retried) when that is done.
   op.answer_success = success;
   op.answer_error = error;
+  if (driver_retry_ && !success) {
+    op.answer_no_data = no_data;
+    note_host(id, host);
+  }
   // Once decoded, the operation ends and its thread's next one reuses this slot (the slab is
   // LIFO) and writes a new plan into its arena, last written when this operation started: cold at
   // 10,000 client threads. No prefetch here: one during the decode (PREFETCHT0 of its three lines)
@@ -256,7 +322,8 @@ void Simulation::Impl::on_decoded(std::uint32_t id) {
   // OVERLOADED / OverloadedException: the Java driver's DefaultRetryPolicy.onRequestError (3.x;
   // 4.x onErrorResponse) tries the next host, for idempotent statements: as a client error here.
   else if (op.answer_error == ErrorKind::Overloaded) after_failure(id, op.answer_error, true, false);
-  else finish_op(id, false, op.answer_error);  // server read/write timeouts are not retried
+  else if (driver_retry_) after_failure(id, op.answer_error, false, false);  // read/write timeouts: the policy
+  else fail_or_restart(id, op.answer_error);  // default: server read/write timeouts are not retried
 }
 
 void Simulation::Impl::on_timer(std::uint32_t which) {
@@ -269,10 +336,17 @@ void Simulation::Impl::on_timer(std::uint32_t which) {
       Attempt& at = attempts_[e.id];
       if (at.gen != e.gen || !at.alive) continue;
       const std::uint32_t id = at.op;
+      const NodeId host = at.host;
       end_attempt(e.id, ResponseKind::Timeout);
       Op& op = ops_[id];
       if (op.done) maybe_free_op(id);
-      else if (op.alive == 0 && !op.decoding) after_failure(id, ErrorKind::ClientTimeout, true, false);
+      else if (op.alive == 0 && !op.decoding) {
+        if (driver_retry_) {
+          op.answer_no_data = false;
+          note_host(id, host);
+        }
+        after_failure(id, ErrorKind::ClientTimeout, true, false);
+      }
     } else if (which == kSpeculative) {
       Op& op = ops_[e.id];
       if (op.gen != e.gen || op.done || op.decoding || op.executions > sc_.speculative.max_speculative) continue;

@@ -77,6 +77,9 @@ struct Simulation::Impl {
     bool done : 1 = false;
     bool decoding : 1 = false;        // an answer is being decoded on the client CPU (kDecoded pending)
     bool answer_success : 1 = false;  // that answer
+    // That answer is a ReadTimeout with enough replicas answered but not the data one (the
+    // server's received >= blockFor && !data_present; only with a driver retry policy).
+    bool answer_no_data : 1 = false;
   };
   static_assert(sizeof(Op) == 64);
   // 32 bytes, aligned: read cold when its answer arrives.
@@ -114,7 +117,10 @@ struct Simulation::Impl {
     OpKind kind = OpKind::Read;
     ConsistencyLevel cl = ConsistencyLevel::LocalOne;
     ErrorKind error = ErrorKind::Unavailable;
-    std::uint8_t phase = 0;        // LWT: the Paxos round in progress (0 prepare .. 3 commit)
+    // LWT: the Paxos round in progress (0 prepare .. 3 commit). Reads: 1 once the data replica has
+    // answered (a read completes with enough answers and the data: Cassandra ReadCallback, ScyllaDB
+    // digest_read_resolver).
+    std::uint8_t phase = 0;
     bool done : 1 = false;         // answered or abandoned
     bool success : 1 = false;      // the answer being delivered
     bool shed : 1 = false;         // the coordinator dropped it unexecuted (expired in its queue)
@@ -138,6 +144,7 @@ struct Simulation::Impl {
     bool hopped = false;        // the arrival shard's half of a hop is done
     std::uint8_t phase = 0;     // LWT: the Paxos round it belongs to
     bool answer_lane = false;   // its answer went to answer_lane(node, owner)
+    bool data = false;          // a read's data request (the first target); the others are digests
   };
   static_assert(sizeof(Job) == 32);
   // One driver connection to (host, shard): requests in flight and served (per_shard only).
@@ -180,11 +187,18 @@ struct Simulation::Impl {
   void check_invariants(bool full) const;
 
   // sim_client.cpp
-  bool send_attempt(std::uint32_t op, bool first);  // false: the plan is exhausted
+  // false: the plan is exhausted. `same`: a retry on that host first (a driver's RETRY_SAME).
+  bool send_attempt(std::uint32_t op, bool first, policy::HostId same = policy::kNoHost);
   void on_client_response(std::uint32_t cr);
   void on_timer(std::uint32_t which);
   void end_attempt(std::uint32_t a, policy::ResponseKind kind);
   void after_failure(std::uint32_t op, ErrorKind error, bool retryable, bool unavailable);
+  void fail_or_restart(std::uint32_t op, ErrorKind error);  // cassandra-stress -errors retries=N
+  void restart_op(std::uint32_t op);
+  void note_host(std::uint32_t op, NodeId host) {  // the host of a failed attempt (driver retry policies)
+    if (op >= last_host_.size()) last_host_.resize(ops_.capacity());
+    last_host_[op] = host;
+  }
   void arm(std::uint32_t which);
   bool timer_live(std::uint32_t which, const DeadlineFifo::Entry& e) const;
   void on_decoded(std::uint32_t op);
@@ -423,6 +437,13 @@ struct Simulation::Impl {
   std::vector<NodeSnapshot> snap_start_, snap_end_;
   SimTime cpu_busy_start_ = 0, cpu_busy_end_ = 0, rng_start_ = 0, rng_end_ = 0;
   std::uint64_t shared_draws_ = 0, tl_draws_ = 0, retries_ = 0, speculative_ = 0;
+  // A driver retry policy (retry.policy other than default/never): the host each operation's last
+  // failed attempt went to, for a same-host retry. cassandra-stress retries: each operation's
+  // re-executions so far. Both empty when unused.
+  bool driver_retry_ = false;
+  std::vector<NodeId> last_host_;
+  std::vector<std::uint8_t> stress_tries_;
+  std::uint64_t stress_retries_ = 0;
   std::uint64_t shared_draws_start_ = 0, tl_draws_start_ = 0;
 
   // Tablets and topology changes (issue 11).

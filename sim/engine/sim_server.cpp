@@ -163,6 +163,7 @@ void Simulation::Impl::send_to_replicas(std::uint32_t cr, std::span<const NodeId
   // hands it over (a cross-shard hop). Without a connection model it goes straight to the owner.
   const NodeId node = crs_[cr].node;
   const bool hops = conns_per_host_ != 0 && shards_ > 1;
+  bool data = crs_[cr].kind == OpKind::Read;  // the first target of a read gets the data request
   for (const NodeId r : targets) {
     const std::uint32_t owner = replica_shard(crs_[cr].range, crs_[cr].token, r);
     const std::uint32_t job = jobs_.alloc();
@@ -172,6 +173,8 @@ void Simulation::Impl::send_to_replicas(std::uint32_t cr, std::span<const NodeId
     j.owner = static_cast<std::uint16_t>(owner);
     j.arrival = static_cast<std::uint16_t>(hops && (r == node || sc_.nodes.rpc_on_sender_shard) ? crs_[cr].shard : owner);
     j.phase = crs_[cr].phase;
+    j.data = data;
+    data = false;
     // The work's expiry (ServerRules::replica_clock) while it waits; receipt clocks set it on arrival.
     j.end = rules_.replica_clock == ReplicaClock::Sent ? now_ + request_timeout(crs_[cr].kind) : crs_[cr].deadline;
     ++crs_[cr].outstanding;
@@ -380,7 +383,9 @@ void Simulation::Impl::on_replica_done(std::uint32_t job) {
       for (std::size_t k = 0; k < topo_.dcs.size() && k < kMaxDcs; ++k) met = met && per_dc[k] == 0;
     } else {
       if (!c.need_local_only || d == topo_.node_dc[c.node]) ++c.got;
-      met = c.got >= c.need_total;
+      if (j.data) c.phase = 1;
+      // A read needs its data answer too; with exactly need_total targets every answer is needed.
+      met = c.got >= c.need_total && (c.kind != OpKind::Read || c.phase != 0);
     }
     if (met && c.kind == OpKind::Lwt && c.phase < 3) {
       ++c.phase;  // the next Paxos round

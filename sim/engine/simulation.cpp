@@ -32,6 +32,8 @@ Simulation::Impl::Impl(const Scenario& sc, const PolicyEntry& entry, std::unique
   shed_ = sc.timeouts.shed_expired;
   deadline_at_arrival_ = rules_.coordinator_clock == CoordinatorClock::Arrival;
   read_abort_ = rules_.read_abort && shed_;
+  driver_retry_ = sc.retry.kind != RetryPolicyKind::Default && sc.retry.kind != RetryPolicyKind::Never;
+  if (sc.client.stress_retries > 0) stress_tries_.resize(64);
   read_replica_rng_ = root_.fork("read_replicas");
   if (rules_.shuffle_equal_distance_reads) read_shuffle_ = &read_replica_rng_;
   timer_at_arrival_ = deadline_at_arrival_ && !sc.nodes.coordinator.is_zero();
@@ -233,6 +235,7 @@ void Simulation::Impl::finish_op(std::uint32_t id, bool success, ErrorKind error
   LBSIM_DCHECK(in_flight_ > 0, "in-flight count would go negative");
   LBSIM_DCHECK(success || static_cast<std::size_t>(error) < kErrorKinds, "an operation failed without a typed error");
   op.done = true;
+  if (!stress_tries_.empty() && id < stress_tries_.size()) stress_tries_[id] = 0;
   --in_flight_;
   ++finished_;
   ++(success ? completed_ : failed_);
@@ -569,6 +572,7 @@ RunResult Simulation::Impl::collect() {
   r.client.shared_rng_cpu_fraction = busy > 0 ? static_cast<double>(rng_end_ - rng_start_) / static_cast<double>(busy) : 0;
   r.client.retries = retries_;
   r.client.speculative = speculative_;
+  r.client.stress_retries = stress_retries_;
   if (tablets_) {
     TabletResult t;
     t.tablets = tmap_.count();

@@ -110,6 +110,7 @@ struct ClientResult {
   std::uint64_t thread_local_draws = 0;
   std::uint64_t retries = 0;       // attempts after the first because of an error
   std::uint64_t speculative = 0;   // speculative executions started
+  std::uint64_t stress_retries = 0;  // cassandra-stress re-executions of failed operations (client.stress_retries)
 };
 
 // Tablet keyspaces: the driver's routing against the tablet map, in the measurement window

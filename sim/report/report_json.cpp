@@ -156,6 +156,7 @@ OJ report_json_stable(const RunResult& r) {
   client["thread_local_draws"] = r.client.thread_local_draws;
   client["retries"] = r.client.retries;
   client["speculative_executions"] = r.client.speculative;
+  if (r.client.stress_retries > 0) client["stress_retries"] = r.client.stress_retries;  // only when it happened
   j["client"] = std::move(client);
   OJ points = OJ::array();
   const double iv = to_sec(r.timeline.interval());
