@@ -1,7 +1,10 @@
 // Scenario sections of the cluster model: distributions, node model, network, timeouts, retry,
 // speculative execution, faults.
 #include <algorithm>
+#include <cctype>
 #include <cmath>
+#include <stdexcept>
+#include <string>
 
 #include <fmt/format.h>
 
@@ -62,9 +65,55 @@ Dist parse_dist(const Json& j, const std::string& path) {
   jsonin::fail(path + "/dist", "unknown value '" + kind + "'; valid: constant, exponential, lognormal, empirical");
 }
 
+// The table option's forms, case-insensitive as both servers read them: NONE (Cassandra 4+ also
+// NEVER), ALWAYS, '<x>ms', '<p>percentile' (ScyllaDB '99.0PERCENTILE') and '<p>p' (Cassandra
+// '99p'). Cassandra's MIN()/MAX() hybrids are not modelled.
+static SpecRetrySpec parse_speculative_retry(const Json& j, const std::string& path) {
+  const std::string raw = jsonin::as_string(j, path);
+  std::string v;
+  for (const char ch : raw) v += static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
+  SpecRetrySpec s;
+  s.option = raw;
+  auto bad = [&] {
+    jsonin::fail(path, "unknown value '" + raw + "'; valid: NONE, NEVER, ALWAYS, '<x>ms' (0 < x <= 3600000), "
+                       "'<p>PERCENTILE' or '<p>p' (0 < p < 100)");
+  };
+  auto number = [&](std::size_t len) {
+    const std::string num = v.substr(0, v.size() - len);
+    if (num.empty()) bad();
+    std::size_t used = 0;
+    double x = 0;
+    try {
+      x = std::stod(num, &used);
+    } catch (const std::exception&) {
+      bad();
+    }
+    if (used != num.size() || !std::isfinite(x)) bad();
+    return x;
+  };
+  auto ends = [&](std::string_view suffix) { return v.size() >= suffix.size() && v.ends_with(suffix); };
+  if (v == "NONE" || v == "NEVER") return s;
+  if (v == "ALWAYS") {
+    s.mode = SpecRetryMode::Always;
+  } else if (ends("MS")) {
+    const double ms = number(2);
+    if (!(ms > 0 && ms <= 3.6e6)) bad();
+    s.mode = SpecRetryMode::Fixed;
+    s.fixed = from_ms(ms);
+  } else if (ends("PERCENTILE") || ends("P")) {
+    const double p = number(ends("PERCENTILE") ? 10 : 1);
+    if (!(p > 0 && p < 100)) bad();
+    s.mode = SpecRetryMode::Percentile;
+    s.percentile = p;
+  } else {
+    bad();
+  }
+  return s;
+}
+
 const std::vector<std::string>& node_model_keys() {
   static const std::vector<std::string> keys{"shards",      "discipline", "service", "speed", "cross_shard",
-                                             "server", "max_concurrent_requests_per_shard"};
+                                             "server", "max_concurrent_requests_per_shard", "speculative_retry"};
   return keys;
 }
 
@@ -126,6 +175,7 @@ NodeModelSpec parse_node_model(const Json& cluster, const std::string& path, con
     s.max_requests_per_shard =
         static_cast<std::uint32_t>(o.integer("max_concurrent_requests_per_shard", 1, 1'000'000'000, 1));
   }
+  if (const Json* sr = o.find("speculative_retry")) s.speculative_retry = parse_speculative_retry(*sr, o.path_of("speculative_retry"));
   s.speed.assign(topo.size(), 1.0);
   if (const Json* sp = o.find("speed")) {
     const std::string spp = o.path_of("speed");
@@ -220,8 +270,10 @@ RetrySpec parse_retry(const Json* j, const std::string& path) {
 SpeculativeSpec parse_speculative(const Json* j, const std::string& path) {
   SpeculativeSpec s;
   if (!j) return s;
-  Object o(*j, path, {"enabled", "delay_ms", "max_speculative"});
+  Object o(*j, path, {"enabled", "delay_ms", "max_speculative", "host"});
   s.enabled = o.boolean("enabled", true);
+  s.host = o.choice<SpecHostSource>("host", {{"plan", SpecHostSource::Plan}, {"new_plan", SpecHostSource::NewPlan}},
+                                    SpecHostSource::Plan);
   s.delay = from_ms(o.number("delay_ms", 1e-3, 3.6e6, to_ms(s.delay)));
   s.max_speculative = static_cast<std::uint32_t>(o.integer("max_speculative", 1, 10, s.max_speculative));
   return s;

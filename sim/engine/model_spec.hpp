@@ -41,6 +41,9 @@ enum class ReplicaClock : std::uint8_t {
 
 // One release's rules. Add a field with a comment naming its source, then a value in every row of
 // server_rules(); the default member values are lbsim's unspecified rules.
+// How a coordinator keeps the percentile threshold of speculative_retry (ServerRules::spec_threshold).
+enum class SpecThreshold : std::uint8_t { ScyllaLazy, CassandraPeriodic };
+
 struct ServerRules {
   std::string_view name = "unspecified";
   bool scylla = false;
@@ -130,6 +133,17 @@ struct ServerRules {
   BalanceGoal tablet_goal = BalanceGoal::Count;
   CandidateRule tablet_candidates = CandidateRule::Random;
   bool tablet_intranode = true;
+  // speculative_retry = 'XXpercentile': how the coordinator keeps its threshold (sim_spec_retry.cpp).
+  // ScyllaDB: table::get_coordinator_read_latency_percentile (scylladb/scylladb replica/table.cc,
+  // database.cc in older trees) recomputes it on use when more than 1 s has passed, from the
+  // table's estimated_coordinator_read histogram (microseconds), truncated to whole ms with a 1 ms
+  // floor, then multiplies the histogram's counts by 0.9. Cassandra: the SPECULATION_THRESHOLD_UPDATER
+  // task (apache/cassandra CassandraDaemon.java, scheduleWithFixedDelay every read_request_timeout)
+  // calls ColumnFamilyStore.updateSpeculationThreshold on the coordinatorReadLatency histogram, a
+  // DecayingEstimatedHistogramReservoir (forward decay, HALF_TIME_IN_S = 60); the threshold starts
+  // at read_request_timeout / 2 (ColumnFamilyStore constructor) and keeps its value while the
+  // histogram is empty. Unspecified: ScyllaDB's.
+  SpecThreshold spec_threshold = SpecThreshold::ScyllaLazy;
 };
 
 // The rules of `r`, one row per release.
@@ -145,6 +159,7 @@ constexpr ServerRules server_rules(ServerRelease r) {
     s.admission_limit = false;
     s.replica_clock = ReplicaClock::Sent;  // conf/cassandra.yaml 4.1, 5.0: internode_timeout: true
     s.read_abort = true;                   // ReadCommandVerbHandler, since 3.10
+    s.spec_threshold = SpecThreshold::CassandraPeriodic;  // CassandraDaemon SPECULATION_THRESHOLD_UPDATER
   }
   switch (r) {
     case ServerRelease::Unspecified: break;
@@ -204,6 +219,21 @@ constexpr TabletRules tablet_rules(const ServerRules& s) {
   return t;
 }
 
+// The table option speculative_retry (CQL WITH speculative_retry = '...'), on the coordinator:
+// for a read, after `threshold` without the answers the CL needs, one extra data read goes to the
+// next replica of its proximity-sorted list (scylladb/scylladb service/storage_proxy.cc
+// speculating_read_executor; apache/cassandra service/reads/AbstractReadExecutor.java
+// SpeculatingReadExecutor). ALWAYS sends it at once (always_speculating_read_executor /
+// AlwaysSpeculatingReadExecutor). Defaults of the servers: ScyllaDB '99.0PERCENTILE'
+// (schema/schema.hh: PERCENTILE 0.99), Cassandra '99p' (schema/TableParams.java); lbsim's default is NONE.
+enum class SpecRetryMode : std::uint8_t { None, Always, Fixed, Percentile };
+struct SpecRetrySpec {
+  SpecRetryMode mode = SpecRetryMode::None;
+  SimTime fixed = 0;        // Fixed: the threshold
+  double percentile = 99;   // Percentile: 0 < p < 100
+  std::string option = "NONE";  // as the scenario gives it (reports)
+};
+
 struct NodeModelSpec {
   std::uint32_t shards = 4;
   Discipline discipline = Discipline::PerShard;
@@ -230,6 +260,8 @@ struct NodeModelSpec {
   ServerRelease server = ServerRelease::Unspecified;
   // cluster.max_concurrent_requests_per_shard (releases with admission_limit); 0: unlimited.
   std::uint32_t max_requests_per_shard = 0;
+  // cluster.speculative_retry (the table option; default NONE: no extra read, no event, no draw).
+  SpecRetrySpec speculative_retry;
 };
 
 struct NetworkSpec {
@@ -280,10 +312,18 @@ struct RetrySpec {
 
 // Java driver ConstantSpeculativeExecutionPolicy(delay, max): after `delay` without an answer
 // another execution goes to the next host of the plan, at most `max_speculative` extra ones.
+// Where a speculative execution takes its host. Plan: the next host of the operation's query plan
+// (Java 3.x RequestHandler and 4.x CqlRequestHandler share one plan between executions; gocql since
+// apache/cassandra-gocql-driver PR #1531, the fix of issue #1530, 2021). NewPlan: gocql before that
+// fix: each speculative execution iterated a host iterator of its own from the policy's Pick, so with
+// token awareness it usually started on the same host as the first execution (issue #1530). lbsim
+// takes the first usable host of a fresh plan; that execution's own retries go on in the shared plan.
+enum class SpecHostSource : std::uint8_t { Plan, NewPlan };
 struct SpeculativeSpec {
   bool enabled = false;
   SimTime delay = 50 * kMs;
   std::uint32_t max_speculative = 1;
+  SpecHostSource host = SpecHostSource::Plan;
 };
 
 enum class FaultKind : std::uint8_t { Down, Up, Slow, Pause };

@@ -10,19 +10,41 @@ namespace lbsim {
 
 using policy::ResponseKind;
 
-bool Simulation::Impl::send_attempt(std::uint32_t id, bool first, policy::HostId same) {
+// The next host of the operation's plan; for a speculative execution with SpecHostSource::NewPlan
+// (gocql before PR #1531), the next host of a plan of its own, made by the policy as a new query's
+// (the policy's random draws are the operation's; the plan lives until the execution has its host).
+policy::HostId Simulation::Impl::next_host(Op& op, OpExtra& x, bool speculative, bool& fresh) {
+  if (!speculative || sc_.speculative.host != SpecHostSource::NewPlan) return op.plan->next();
+  if (!fresh) {
+    if (!spec_arena_) spec_arena_ = std::make_unique<policy::PlanArena>();
+    spec_arena_->reset();
+    policy::Request req;
+    req.routed = op.routed;
+    req.token = op.token;
+    if (op.routed) req.replicas = driver_replicas(op);
+    req.cl = op.cl;
+    req.lwt = op.kind == OpKind::Lwt;
+    req.now = now_;
+    spec_plan_ = policy_->new_plan(req, x.rnd, *spec_arena_);
+    fresh = true;
+  }
+  return spec_plan_->next();
+}
+
+bool Simulation::Impl::send_attempt(std::uint32_t id, bool first, policy::HostId same, bool speculative) {
   Op& op = ops_[id];
   OpExtra& x = op_extra_[id];
   // The next host whose connection can take the request; a full connection makes the driver move
   // on (Java 3.x BusyPoolException) unless on_busy takes another connection of the host.
   policy::HostId host = policy::kNoHost;
   std::uint32_t conn = kNoConn, shard = 0, tried = 0;
+  bool fresh = false;
   for (;;) {
     if (same != policy::kNoHost) {  // a retry on the host that failed; if busy, the plan goes on
       host = same;
       same = policy::kNoHost;
     } else {
-      host = op.plan->next();
+      host = next_host(op, x, speculative, fresh);
     }
     ++tried;
     if (host == policy::kNoHost) return false;
@@ -64,6 +86,14 @@ bool Simulation::Impl::send_attempt(std::uint32_t id, bool first, policy::HostId
   at.sent = sent;
   at.alive = true;
   set_tag(attempt_live_, a, at.gen);
+  if (sc_.speculative.enabled) {
+    if (first) {
+      if (id >= first_host_.size()) first_host_.resize(std::size_t{id} + 1);
+      first_host_[id] = host;
+    } else if (speculative && first_host_[id] == host) {
+      ++speculative_same_host_;
+    }
+  }
   ++op.alive;
   ++op.executions;
   // The driver's in-flight count starts when the request is written to the connection, after the
@@ -327,6 +357,10 @@ void Simulation::Impl::on_decoded(std::uint32_t id) {
 }
 
 void Simulation::Impl::on_timer(std::uint32_t which) {
+  if (which == kSpecRetry) {
+    on_spec_timer();
+    return;
+  }
   DeadlineFifo& f = timers_[which];
   f.armed = false;
   while (!f.empty() && f.front().at <= now_) {
@@ -350,7 +384,7 @@ void Simulation::Impl::on_timer(std::uint32_t which) {
     } else if (which == kSpeculative) {
       Op& op = ops_[e.id];
       if (op.gen != e.gen || op.done || op.decoding || op.executions > sc_.speculative.max_speculative) continue;
-      if (send_attempt(e.id, false)) ++speculative_;
+      if (send_attempt(e.id, false, policy::kNoHost, true)) ++speculative_;
     } else {
       CoordReq& c = crs_[e.id];
       if (c.gen != e.gen || c.done) continue;

@@ -40,7 +40,9 @@ struct Simulation::Impl {
   static constexpr std::uint32_t kMaxStartDepth = 64;  // nested start_op calls (finish_op)
   std::uint32_t start_depth_ = 0;
   static constexpr std::uint32_t kNoAnswer = 0xffffffffu;
-  enum TimerId : std::uint32_t { kClientTimeout, kReadTimeout, kWriteTimeout, kSpeculative, kCasTimeout, kTimers };
+  // kSpecRetry: the coordinators' speculative-retry timers (a heap of their own, spec_timers_;
+  // its FIFO in timers_ stays empty).
+  enum TimerId : std::uint32_t { kClientTimeout, kReadTimeout, kWriteTimeout, kSpeculative, kCasTimeout, kSpecRetry, kTimers };
   static constexpr std::uint32_t kNoThread = 0xffffffffu;
   static constexpr std::uint32_t kOpenLoop = 0xfffffeu;  // kOpStart id of the arrival process
 
@@ -188,7 +190,9 @@ struct Simulation::Impl {
 
   // sim_client.cpp
   // false: the plan is exhausted. `same`: a retry on that host first (a driver's RETRY_SAME).
-  bool send_attempt(std::uint32_t op, bool first, policy::HostId same = policy::kNoHost);
+  // `speculative`: a speculative execution (SpeculativeSpec::host).
+  bool send_attempt(std::uint32_t op, bool first, policy::HostId same = policy::kNoHost, bool speculative = false);
+  policy::HostId next_host(Op& op, OpExtra& x, bool speculative, bool& fresh);
   void on_client_response(std::uint32_t cr);
   void on_timer(std::uint32_t which);
   void end_attempt(std::uint32_t a, policy::ResponseKind kind);
@@ -246,6 +250,41 @@ struct Simulation::Impl {
   void finalize_resize();
   void drop_cached_entry(std::uint32_t tablet);  // the driver deletes the cache entry covering it
   double tablet_mb() const;                      // one tablet's data (the table's over the count)
+
+  // sim_spec_retry.cpp: cluster.speculative_retry, the coordinators' speculative reads.
+  // The histogram of a coordinator's read latencies (utils/estimated_histogram.hh in ScyllaDB,
+  // EstimatedHistogram / DecayingEstimatedHistogramReservoir in Cassandra: bucket offsets in
+  // microseconds growing by 1.2) and the threshold computed from it.
+  struct SpecNode {
+    std::vector<double> counts;
+    double total = 0;
+    SimTime threshold = 0;
+    SimTime refreshed = 0;  // ScyllaDB: when last computed; Cassandra: the next periodic update
+    bool computed = false;
+  };
+  struct SpecTimer {
+    SimTime at;
+    std::uint32_t cr, gen;
+    bool operator>(const SpecTimer& o) const { return at != o.at ? at > o.at : cr > o.cr; }
+  };
+  void init_spec_retry();
+  // Of a read's `nt` targets (its CL's need plus, when there is one, the next replica), the
+  // number to send now; arms the speculation for the last one.
+  std::size_t spec_split(std::uint32_t cr, std::size_t need, std::size_t nt, std::span<const NodeId> targets);
+  SimTime spec_threshold(NodeId coordinator);
+  void spec_refresh(SpecNode& s);
+  void spec_record(const CoordReq& c);
+  void on_spec_timer();
+  SpecRetryMode spec_mode_ = SpecRetryMode::None;
+  std::vector<SpecNode> spec_nodes_;
+  std::vector<NodeId> spec_extra_;  // per request slot: the replica its speculation reads
+  std::priority_queue<SpecTimer, std::vector<SpecTimer>, std::greater<SpecTimer>> spec_timers_;
+  SimTime spec_armed_ = std::numeric_limits<SimTime>::max();  // the earliest kSpecRetry timer event
+  std::vector<NodeId> first_host_;  // per operation slot, with driver speculative executions on
+  std::uint64_t speculative_same_host_ = 0;
+  std::uint64_t spec_reads_ = 0;  // speculative reads sent in the whole run (ALWAYS included)
+  std::unique_ptr<policy::PlanArena> spec_arena_;  // SpecHostSource::NewPlan's scratch plans
+  policy::Plan* spec_plan_ = nullptr;
 
   // sim_server.cpp
   void on_attempt_arrive(std::uint32_t cr);

@@ -18,6 +18,9 @@ void Simulation::Impl::respond(std::uint32_t cr, bool success, ErrorKind error) 
   }
   c.success = success;
   c.error = error;
+  if (spec_mode_ == SpecRetryMode::Percentile && c.kind == OpKind::Read &&
+      (success || error == ErrorKind::ReadTimeout)) [[unlikely]]
+    spec_record(c);
   ++c.pending;
   q_.push(now_ + net_client(c.node), kClientResponse, cr);
   // The answer reaches the client a network hop from now and reads its attempt, written when it
@@ -149,8 +152,15 @@ void Simulation::Impl::on_coord_done(std::uint32_t cr) {
     if (c.kind == OpKind::Write) {
       for (NodeId r : replicas)
         if (live(r) && nt < targets.size()) targets[nt++] = r;
-    } else {
+    } else if (spec_mode_ == SpecRetryMode::None || need.each) {
       nt = read_targets(need, topo_, node, replicas, live, targets, read_shuffle_);
+    } else {
+      // speculative_retry: one replica more than the CL needs, the next of the proximity order
+      // (sim_spec_retry.cpp); EACH_QUORUM is not modelled with it.
+      ClNeed more = need;
+      ++more.total;
+      nt = read_targets(more, topo_, node, replicas, live, targets, read_shuffle_);
+      nt = spec_split(cr, need.total, nt, std::span<const NodeId>(targets.data(), nt));
     }
     send_to_replicas(cr, std::span<const NodeId>(targets.data(), nt));
   }

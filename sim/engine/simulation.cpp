@@ -70,6 +70,7 @@ Simulation::Impl::Impl(const Scenario& sc, const PolicyEntry& entry, std::unique
   }
   for (std::uint32_t i = 0; i < detections_.size(); ++i) q_.push(detections_[i].at, kDetect, i);
   answers_fixed_ = sc.faults.events.empty() && !sc.changes.any();
+  init_spec_retry();
 
   result_.scenario = sc.name;
   result_.scenario_hash = sc.hash;
@@ -573,6 +574,17 @@ RunResult Simulation::Impl::collect() {
   r.client.retries = retries_;
   r.client.speculative = speculative_;
   r.client.stress_retries = stress_retries_;
+  if (sc_.speculative.enabled) r.client.speculative_same_host = speculative_same_host_;
+  if (spec_mode_ != SpecRetryMode::None) {
+    SpecRetryResult s;
+    s.option = sc_.nodes.speculative_retry.option;
+    s.reads = spec_reads_;
+    for (SpecNode& n : spec_nodes_) {
+      spec_refresh(n);
+      s.threshold_ms.push_back(to_ms(n.threshold));
+    }
+    r.speculative_retry = std::move(s);
+  }
   if (tablets_) {
     TabletResult t;
     t.tablets = tmap_.count();

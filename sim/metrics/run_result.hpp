@@ -111,6 +111,9 @@ struct ClientResult {
   std::uint64_t retries = 0;       // attempts after the first because of an error
   std::uint64_t speculative = 0;   // speculative executions started
   std::uint64_t stress_retries = 0;  // cassandra-stress re-executions of failed operations (client.stress_retries)
+  // With speculative executions on: those sent to the host of the operation's first execution
+  // (apache/cassandra-gocql-driver#1530); reported only then.
+  std::optional<std::uint64_t> speculative_same_host;
 };
 
 // Tablet keyspaces: the driver's routing against the tablet map, in the measurement window
@@ -152,6 +155,13 @@ struct EngineResult {
   bool draw_ahead = false;  // operations were drawn ahead to prefetch their lookups (large rings)
 };
 
+// cluster.speculative_retry, when not NONE: the coordinators' speculative reads over the whole run.
+struct SpecRetryResult {
+  std::string option;               // the table option as given
+  std::uint64_t reads = 0;          // extra replica reads sent (ALWAYS: one per read that had a replica to spare)
+  std::vector<double> threshold_ms; // percentile form: each coordinator's threshold at the end (NodeId order)
+};
+
 struct RunResult {
   std::string scenario;
   std::string scenario_hash;  // FNV-1a of the scenario document as run (after --set patches)
@@ -176,6 +186,7 @@ struct RunResult {
   Timeline timeline;
   std::vector<ScenarioEvent> events;  // in time order; those at or before `end`
   std::optional<TabletResult> tablets;
+  std::optional<SpecRetryResult> speculative_retry;
   EngineResult engine;
   std::vector<std::string> warnings;
 

@@ -157,7 +157,14 @@ OJ report_json_stable(const RunResult& r) {
   client["retries"] = r.client.retries;
   client["speculative_executions"] = r.client.speculative;
   if (r.client.stress_retries > 0) client["stress_retries"] = r.client.stress_retries;  // only when it happened
+  if (r.client.speculative_same_host) client["speculative_same_host"] = *r.client.speculative_same_host;
   j["client"] = std::move(client);
+  if (r.speculative_retry) {
+    OJ th = OJ::array();
+    for (double v : r.speculative_retry->threshold_ms) th.push_back(round_to(v, 6));
+    j["speculative_retry"] = {{"option", r.speculative_retry->option}, {"reads", r.speculative_retry->reads}};
+    if (!th.empty()) j["speculative_retry"]["threshold_ms"] = std::move(th);
+  }
   OJ points = OJ::array();
   const double iv = to_sec(r.timeline.interval());
   for (std::size_t i = 0; i < r.timeline.points().size(); ++i) {
