@@ -295,7 +295,7 @@ struct Simulation::Impl {
   void release_cr_if_idle(std::uint32_t cr);
   void enqueue_replica(std::uint32_t cr, NodeId replica, SimTime now);
   void on_hop_done(std::uint32_t job);
-  void send_to_replicas(std::uint32_t cr, std::span<const NodeId> targets);
+  void send_to_replicas(std::uint32_t cr, std::span<const NodeId> targets, std::size_t data_targets = 1);
   void send_phase(std::uint32_t cr);  // LWT: one Paxos round to the serial DC set
   void drop_job(std::uint32_t job);
   // False when replica `r`'s answer, arriving at `at`, cannot change anything: earlier answers

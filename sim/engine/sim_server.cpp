@@ -148,7 +148,7 @@ void Simulation::Impl::on_coord_done(std::uint32_t cr) {
   } else {
     // Targets: writes go to every live replica; reads to as many as the CL needs, closest first.
     std::array<NodeId, 64> targets;  // written before read
-    std::size_t nt = 0;
+    std::size_t nt = 0, data_targets = 1;
     if (c.kind == OpKind::Write) {
       for (NodeId r : replicas)
         if (live(r) && nt < targets.size()) targets[nt++] = r;
@@ -160,20 +160,26 @@ void Simulation::Impl::on_coord_done(std::uint32_t cr) {
       ClNeed more = need;
       ++more.total;
       nt = read_targets(more, topo_, node, replicas, live, targets, read_shuffle_);
+      const std::size_t all = nt;
       nt = spec_split(cr, need.total, nt, std::span<const NodeId>(targets.data(), nt));
+      // ALWAYS sends the spare at once, and both the first target and the spare get data
+      // requests (scylladb/scylladb service/storage_proxy.cc always_speculating_read_executor;
+      // apache/cassandra service/reads/AbstractReadExecutor.java AlwaysSpeculatingReadExecutor).
+      if (spec_mode_ == SpecRetryMode::Always && nt == all && nt > need.total) data_targets = 2;
     }
-    send_to_replicas(cr, std::span<const NodeId>(targets.data(), nt));
+    send_to_replicas(cr, std::span<const NodeId>(targets.data(), nt), data_targets);
   }
   arm(timer);
 }
 
-void Simulation::Impl::send_to_replicas(std::uint32_t cr, std::span<const NodeId> targets) {
+void Simulation::Impl::send_to_replicas(std::uint32_t cr, std::span<const NodeId> targets, std::size_t data_targets) {
   // Replica work is owned by the token's shard. It arrives on the coordinator's shard when local,
   // and on the sender's shard number when remote (rpc_on_sender_shard); a different arrival shard
   // hands it over (a cross-shard hop). Without a connection model it goes straight to the owner.
   const NodeId node = crs_[cr].node;
   const bool hops = conns_per_host_ != 0 && shards_ > 1;
-  bool data = crs_[cr].kind == OpKind::Read;  // the first target of a read gets the data request
+  // The first `data_targets` targets of a read get data requests, the others digests.
+  std::size_t data = crs_[cr].kind == OpKind::Read ? data_targets : 0;
   for (const NodeId r : targets) {
     const std::uint32_t owner = replica_shard(crs_[cr].range, crs_[cr].token, r);
     const std::uint32_t job = jobs_.alloc();
@@ -183,8 +189,8 @@ void Simulation::Impl::send_to_replicas(std::uint32_t cr, std::span<const NodeId
     j.owner = static_cast<std::uint16_t>(owner);
     j.arrival = static_cast<std::uint16_t>(hops && (r == node || sc_.nodes.rpc_on_sender_shard) ? crs_[cr].shard : owner);
     j.phase = crs_[cr].phase;
-    j.data = data;
-    data = false;
+    j.data = data > 0;
+    if (data > 0) --data;
     // The work's expiry (ServerRules::replica_clock) while it waits; receipt clocks set it on arrival.
     j.end = rules_.replica_clock == ReplicaClock::Sent ? now_ + request_timeout(crs_[cr].kind) : crs_[cr].deadline;
     ++crs_[cr].outstanding;
