@@ -7,7 +7,9 @@
 //   once when receivedResponses >= requiredResponses && !dataRetrieved; onWriteTimeout: only
 //   WriteType.BATCH_LOG, once; onUnavailable: next host once; onRequestError, which RequestHandler
 //   calls for client timeouts, connection errors and OVERLOADED / SERVER_ERROR answers of
-//   idempotent statements only: next host, no count limit).
+//   idempotent statements only: next host, no count limit). The ScyllaDB fork's onRequestError
+//   (scylladb/java-driver at 3158c9e6) retries once (nbRetry == 0) and never a Read/WriteFailure;
+//   not modelled.
 // - Java 4.x: apache/cassandra-java-driver core DefaultRetryPolicy (the same read, write and
 //   unavailable rules; onErrorResponse: RETRY_NEXT for idempotent requests). Its request timeout
 //   (basic.request.timeout) covers the whole request and is not retried (DriverTimeoutException).
@@ -22,7 +24,7 @@
 //   idempotent; an LWT retries on the same host (GetRetryTypeLWT). Server errors (read/write
 //   timeout, unavailable, overloaded) are all retried on the next host.
 // - Rust: scylladb/scylla-rust-driver scylla/src/policies/retry/default.rs DefaultRetryPolicy
-//   (read timeout: same target once when received >= required && !data_present; write timeout:
+//   (read at 16bed77288; read timeout: same target once when received >= required && !data_present; write timeout:
 //   idempotent BATCH_LOG once; Unavailable: next target once; Overloaded / ServerError: next
 //   target when idempotent); its request timeout is not retried.
 // - Node.js: datastax/nodejs-driver lib/policies/retry.js RetryPolicy (commit c0a6c5fa; nbRetry > 0
