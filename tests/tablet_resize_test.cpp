@@ -176,6 +176,13 @@ TEST(TabletResize, ScaleOutEvensTheSplitTablets) {
   ASSERT_TRUE(r.tablets);
   ASSERT_EQ(r.tablets->node_replicas.size(), 6u);
   for (auto n : r.tablets->node_replicas) EXPECT_EQ(n, 128u);
+  // A split halves the tablets, so the migrations after it stream half as much: the MB received
+  // (the window is the whole run) stay below migrations x the pre-split 5,200 MB.
+  double received = 0;
+  for (const auto& n : r.nodes)
+    if (n.streaming) received += n.streaming->received_mb;
+  EXPECT_GT(received, 0.0);
+  EXPECT_LT(received, static_cast<double>(r.tablets->migrations_done) * 5200.0 - 1.0);
   // perf-load-balancing's overcommit at the end (tablets.overcommit): 768 replicas on 42 shards,
   // ideal 18.29 per shard; every node at the ideal, and no shard above 19 (the best, 19 / 18.29).
   EXPECT_DOUBLE_EQ(r.tablets->overcommit_node, 1.0);

@@ -9,7 +9,8 @@
 //   once, a 1/k share from each of the k (locator/tablets.cc get_migration_streaming_info: read_from
 //   the live replicas, written_to them and the pending one).
 // - Without a streaming cost (ChangeSpec::stream_cost() false) the streaming lasts
-//   tablet_size_mb / stream_mb_s, whatever the streams, and costs nothing else.
+//   the tablet's size (tablet_mb(): tablet_size_mb until a split or merge) / stream_mb_s, whatever
+//   the streams, and costs nothing else.
 // - With one, each stream moves in chunks. A chunk's pace is its size over the stream's rate: the
 //   max-min fair share of every node's bandwidth (changes.migration.node_stream_mb_s, sent and
 //   received together, as ScyllaDB's stream_io_throughput_mb_per_sec throttles a node's streaming
@@ -51,7 +52,7 @@ void Simulation::Impl::start_streaming(std::uint32_t slot) {
   Migration& m = migs_[slot];
   m.stage = MigStage::Streaming;
   const ChangeSpec& ch = sc_.changes;
-  const double size = ch.tablet_size_mb;
+  const double size = tablet_mb();  // the current tablet's size: a split halves it
   std::array<TabletReplica, 64> src{};
   std::size_t k = 0;
   const bool rebuild = !nodes_.up(m.m.from.host);
