@@ -59,4 +59,22 @@ inline std::vector<std::pair<Token, HostId>> sorted_ring(const Topology& topo) {
   return ring;
 }
 
+// SimpleStrategy as gocql (simpleStrategy.replicaMap) and the Python driver
+// (SimpleStrategy.make_token_replica_map) build it: for each ring token, walking clockwise, the
+// first `rf` distinct owners.
+inline DriverReplicaMap simple_strategy_map(std::span<const std::pair<Token, HostId>> ring, std::size_t rf) {
+  DriverReplicaMap out;
+  const std::size_t n = ring.size();
+  std::vector<HostId> list;
+  for (std::size_t i = 0; i < n; ++i) {
+    list.clear();
+    for (std::size_t j = 0; j < n && list.size() < rf; ++j) {
+      const HostId h = ring[(i + j) % n].second;
+      if (std::find(list.begin(), list.end(), h) == list.end()) list.push_back(h);
+    }
+    out.add(ring[i].first, list);
+  }
+  return out;
+}
+
 }  // namespace lbsim::policy

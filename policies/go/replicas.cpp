@@ -87,18 +87,7 @@ DriverReplicaMap gocql_replica_map(const Topology& topo, const Replication& repl
     return out;
   }
   // simpleStrategy.replicaMap; rf 0: the primary (Pick's GetHostForToken fallback).
-  const std::size_t n = ring.size();
-  const std::size_t rf = static_cast<std::size_t>(std::max(1, repl.simple_rf));
-  std::vector<HostId> list;
-  for (std::size_t i = 0; i < n; ++i) {
-    list.clear();
-    for (std::size_t j = 0; j < n && list.size() < rf; ++j) {
-      const HostId h = ring[(i + j) % n].second;
-      if (std::find(list.begin(), list.end(), h) == list.end()) list.push_back(h);
-    }
-    out.add(ring[i].first, list);
-  }
-  return out;
+  return simple_strategy_map(ring, static_cast<std::size_t>(std::max(1, repl.simple_rf)));
 }
 
 std::optional<Replication> replica_source_param(const jsonin::Object& o, const BuildContext& ctx) {

@@ -18,14 +18,7 @@ policy::HostId Simulation::Impl::next_host(Op& op, OpExtra& x, bool speculative,
   if (!fresh) {
     if (!spec_arena_) spec_arena_ = std::make_unique<policy::PlanArena>();
     spec_arena_->reset();
-    policy::Request req;
-    req.routed = op.routed;
-    req.token = op.token;
-    if (op.routed) req.replicas = driver_replicas(op);
-    req.cl = op.cl;
-    req.lwt = op.kind == OpKind::Lwt;
-    req.now = now_;
-    spec_plan_ = policy_->new_plan(req, x.rnd, *spec_arena_);
+    spec_plan_ = policy_->new_plan(request_of(op), x.rnd, *spec_arena_);
     fresh = true;
   }
   return spec_plan_->next();
@@ -283,14 +276,7 @@ void Simulation::Impl::restart_op(std::uint32_t id) {
   x.rnd.thread_local_draws = 0;
   op.shared_charged = 0;
   op.tl_charged = 0;
-  policy::Request req;
-  req.routed = op.routed;
-  req.token = op.token;
-  if (op.routed) req.replicas = driver_replicas(op);
-  req.cl = op.cl;
-  req.lwt = op.kind == OpKind::Lwt;
-  req.now = now_;
-  op.plan = policy_->new_plan(req, x.rnd, x.arena);
+  op.plan = policy_->new_plan(request_of(op), x.rnd, x.arena);
   if (!send_attempt(id, true)) fail_or_restart(id, ErrorKind::NoHostAvailable);
 }
 

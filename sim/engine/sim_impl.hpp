@@ -223,6 +223,7 @@ struct Simulation::Impl {
   void tablet_route(std::uint32_t cr);          // the server's locality check (payload or not)
   void tablet_learn(std::uint32_t cr);          // the driver merges a payload into its cache
   std::span<const NodeId> driver_replicas(Op& op);  // Request.replicas for a routed operation
+  policy::Request request_of(Op& op);               // what the policy sees of an operation
   void on_change(std::uint32_t idx);
   void on_migration(std::uint32_t slot);
   void rebalance();

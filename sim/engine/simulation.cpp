@@ -181,15 +181,19 @@ void Simulation::Impl::start_op(std::uint32_t thread) {
   x.arena.reset();
   x.rnd.shared_draws = 0;
   x.rnd.thread_local_draws = 0;
-  policy::Request req;
-  req.routed = d.routed;
-  req.token = d.token;
-  if (d.routed) req.replicas = driver_replicas(op);
-  req.cl = d.cl;
-  req.lwt = d.op == OpKind::Lwt;
-  req.now = now_;
-  op.plan = policy_->new_plan(req, x.rnd, x.arena);
+  op.plan = policy_->new_plan(request_of(op), x.rnd, x.arena);
   if (!send_attempt(id, true)) finish_op(id, false, ErrorKind::NoHostAvailable);
+}
+
+policy::Request Simulation::Impl::request_of(Op& op) {
+  policy::Request req;
+  req.routed = op.routed;
+  req.token = op.token;
+  if (op.routed) req.replicas = driver_replicas(op);
+  req.cl = op.cl;
+  req.lwt = op.kind == OpKind::Lwt;
+  req.now = now_;
+  return req;
 }
 
 bool Simulation::Impl::next_draw(OpDraw& d, std::uint32_t& range) {
