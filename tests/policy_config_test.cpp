@@ -12,15 +12,15 @@ namespace {
 
 using namespace testing;
 
-std::string error_of(const std::string& spec, const Topology* topo = nullptr) {
+std::string config_error_of(const std::string& spec, const Topology* topo = nullptr) {
   return spec_error(spec, topo, "/policies/0");
 }
 
 TEST(PolicyConfig, UnknownTypeNamesThePathAndListsEveryType) {
-  EXPECT_EQ(error_of(R"({"type":"RANDON"})"),
+  EXPECT_EQ(config_error_of(R"({"type":"RANDON"})"),
             "/policies/0/type: unknown policy type 'RANDON'; valid: " + jsonin::join(Registry::instance().names()) +
                 " (or the drivers' class names, such as DCAwareRoundRobinPolicy or DefaultLoadBalancingPolicy)");
-  const std::string msg = error_of(R"({"type":"RANDON"})");
+  const std::string msg = config_error_of(R"({"type":"RANDON"})");
   for (const char* t : {"Basic4x", "DCAwareRoundRobin", "TokenAware", "PythonTokenAware", "RustDefault", "GoTokenAware"})
     EXPECT_NE(msg.find(t), std::string::npos) << t;
 }
@@ -37,59 +37,59 @@ TEST(PolicyConfig, TheDriversClassNamesAreAliases) {
   // A spec with aliases builds and is canonicalised throughout, children included.
   const auto spec = nlohmann::json::parse(
       R"({"type":"TokenAwarePolicy","ordering":"RANDOM","child":{"type":"DCAwareRoundRobinPolicy","local_dc":"dc1"}})");
-  EXPECT_EQ(error_of(spec.dump()), "no error");
+  EXPECT_EQ(config_error_of(spec.dump()), "no error");
   const auto c = canonical_spec(spec);
   EXPECT_EQ(c["type"], "TokenAware");
   EXPECT_EQ(c["child"]["type"], "DCAwareRoundRobin");
   EXPECT_EQ(c["ordering"], "RANDOM");
   // The 3.x-wraps-4.x rule sees through the alias.
-  EXPECT_NE(error_of(R"({"type":"TokenAware","child":{"type":"DefaultLoadBalancingPolicy"}})").find("cannot wrap Default4x"),
+  EXPECT_NE(config_error_of(R"({"type":"TokenAware","child":{"type":"DefaultLoadBalancingPolicy"}})").find("cannot wrap Default4x"),
             std::string::npos);
 }
 
 TEST(PolicyConfig, MissingTypeAndNonObjectSpecsAreErrors) {
-  EXPECT_EQ(error_of(R"({"ordering":"RANDOM"})").rfind("/policies/0/type: required field is missing; valid: Basic4x", 0), 0u);
-  EXPECT_NE(error_of(R"("TokenAware")").find("/policies/0: a policy must be an object"), std::string::npos);
+  EXPECT_EQ(config_error_of(R"({"ordering":"RANDOM"})").rfind("/policies/0/type: required field is missing; valid: Basic4x", 0), 0u);
+  EXPECT_NE(config_error_of(R"("TokenAware")").find("/policies/0: a policy must be an object"), std::string::npos);
 }
 
 TEST(PolicyConfig, UnknownParameterListsTheAllowedKeys) {
-  const std::string e = error_of(R"({"type":"DCAwareRoundRobin","used_host_per_remote_dc":2})");
+  const std::string e = config_error_of(R"({"type":"DCAwareRoundRobin","used_host_per_remote_dc":2})");
   EXPECT_NE(e.find("/policies/0/used_host_per_remote_dc"), std::string::npos) << e;
   EXPECT_NE(e.find("allow_remote_dcs_for_local_cl"), std::string::npos) << e;
   EXPECT_NE(e.find("used_hosts_per_remote_dc"), std::string::npos) << e;
 }
 
 TEST(PolicyConfig, BadOrderingListsTheThreeOrderings) {
-  EXPECT_EQ(error_of(R"({"type":"TokenAware","ordering":"SHUFFLE","child":{"type":"RoundRobin"}})"),
+  EXPECT_EQ(config_error_of(R"({"type":"TokenAware","ordering":"SHUFFLE","child":{"type":"RoundRobin"}})"),
             "/policies/0/ordering: unknown value 'SHUFFLE'; valid: RANDOM, TOPOLOGICAL, NEUTRAL");
-  EXPECT_EQ(error_of(R"({"type":"TokenAware","shuffle_rng":"global","child":{"type":"RoundRobin"}})"),
+  EXPECT_EQ(config_error_of(R"({"type":"TokenAware","shuffle_rng":"global","child":{"type":"RoundRobin"}})"),
             "/policies/0/shuffle_rng: unknown value 'global'; valid: shared, thread_local");
 }
 
 TEST(PolicyConfig, WrappersRequireAChildAndReportErrorsInsideIt) {
-  EXPECT_NE(error_of(R"({"type":"TokenAware"})").find("/policies/0/child: required field is missing"), std::string::npos);
-  EXPECT_EQ(error_of(R"({"type":"LatencyAware","child":{"type":"TokenAware","child":{"type":"Nope"}}})")
+  EXPECT_NE(config_error_of(R"({"type":"TokenAware"})").find("/policies/0/child: required field is missing"), std::string::npos);
+  EXPECT_EQ(config_error_of(R"({"type":"LatencyAware","child":{"type":"TokenAware","child":{"type":"Nope"}}})")
                 .rfind("/policies/0/child/child/type: unknown policy type 'Nope'", 0),
             0u);
 }
 
 TEST(PolicyConfig, OutOfRangeNumbersNameTheirBounds) {
-  EXPECT_EQ(error_of(R"({"type":"LatencyAware","exclusion_threshold":0.5,"child":{"type":"RoundRobin"}})"),
+  EXPECT_EQ(config_error_of(R"({"type":"LatencyAware","exclusion_threshold":0.5,"child":{"type":"RoundRobin"}})"),
             "/policies/0/exclusion_threshold: must be in [1, 1000000], got 0.5");
-  EXPECT_EQ(error_of(R"({"type":"DCAwareRoundRobin","used_hosts_per_remote_dc":-1})"),
+  EXPECT_EQ(config_error_of(R"({"type":"DCAwareRoundRobin","used_hosts_per_remote_dc":-1})"),
             "/policies/0/used_hosts_per_remote_dc: must be in [0, 1000000], got -1");
-  EXPECT_EQ(error_of(R"({"type":"LatencyAware","scale_ms":0,"child":{"type":"RoundRobin"}})"),
+  EXPECT_EQ(config_error_of(R"({"type":"LatencyAware","scale_ms":0,"child":{"type":"RoundRobin"}})"),
             "/policies/0/scale_ms: must be > 0 ms, got 0");
-  EXPECT_NE(error_of(R"({"type":"Default4x","slow_replica_avoidance":"yes"})").find("must be true or false"), std::string::npos);
+  EXPECT_NE(config_error_of(R"({"type":"Default4x","slow_replica_avoidance":"yes"})").find("must be true or false"), std::string::npos);
 }
 
 TEST(PolicyConfig, UnknownLocalDcOrRackListsTheTopologysValues) {
   const Topology t = scassandra({2, 2}, {{"r1", "r2"}, {"r1", "r1"}});
-  EXPECT_EQ(error_of(R"({"type":"DCAwareRoundRobin","local_dc":"dc3"})", &t),
+  EXPECT_EQ(config_error_of(R"({"type":"DCAwareRoundRobin","local_dc":"dc3"})", &t),
             "/policies/0/local_dc: unknown datacenter 'dc3'; valid: dc1, dc2");
-  EXPECT_EQ(error_of(R"({"type":"RackAwareRoundRobin","local_dc":"dc1","local_rack":"r9"})", &t),
+  EXPECT_EQ(config_error_of(R"({"type":"RackAwareRoundRobin","local_dc":"dc1","local_rack":"r9"})", &t),
             "/policies/0/local_rack: unknown rack 'r9' in datacenter 'dc1'; valid: r1, r2");
-  EXPECT_EQ(error_of(R"({"type":"RackAwareRoundRobin","remote_rack_distance":"IGNORED"})", &t),
+  EXPECT_EQ(config_error_of(R"({"type":"RackAwareRoundRobin","remote_rack_distance":"IGNORED"})", &t),
             "/policies/0/remote_rack_distance: unknown value 'IGNORED'; valid: LOCAL, REMOTE");
 }
 
@@ -100,7 +100,7 @@ TEST(PolicyConfig, EveryPolicyHasADescriptionAndItsParametersWithValuesAndDefaul
     EXPECT_GT(p->description.size(), 40u) << p->type;
     // The documented parameters are exactly the keys the factory accepts (its unknown-key error
     // lists them), each with its values and default.
-    const std::string err = error_of(R"({"type":")" + p->type + R"(","bogus_key":1})");
+    const std::string err = config_error_of(R"({"type":")" + p->type + R"(","bogus_key":1})");
     const auto at = err.find("allowed keys: ");
     ASSERT_NE(at, std::string::npos) << p->type << ": " << err;
     std::set<std::string> accepted;

@@ -25,22 +25,6 @@ constexpr const char* kDcAware = R"({"type":"NodeDCAwareRoundRobin","local_dc":"
 constexpr const char* kDefault = R"({"type":"NodeDefault","local_dc":"dc1"})";
 const std::string kTokenAware = R"({"type":"NodeTokenAware","child":)" + std::string(kDcAware) + "}";
 
-std::string error_of(const std::string& spec, const Topology* topo = nullptr, const Replication* repl = nullptr) {
-  try {
-    make_policy(nlohmann::json::parse(spec), "/p", BuildContext{topo, repl});
-  } catch (const ConfigError& e) {
-    return e.what();
-  }
-  return "no error";
-}
-
-Counts first_counts(Harness& h, const Request& req, int plans) {
-  Counts c;
-  for (int i = 0; i < plans; ++i)
-    if (const HostId f = h.first(req); f != kNoHost) ++c[h.name(f)];
-  return c;
-}
-
 void set_health(Harness& h, const std::string& node, std::int32_t in_flight, int responses, SimTime at,
                 std::optional<SimTime> up_time = std::nullopt) {
   h.view().set_in_flight(h.id(node), in_flight);

@@ -28,13 +28,6 @@ Topology hosts(const std::vector<std::pair<std::string, std::string>>& where) {
   return Topology::build(nodes);
 }
 
-Counts first_counts(Harness& h, const Request& req, int queries) {
-  Counts c;
-  for (int i = 0; i < queries; ++i)
-    if (const HostId f = h.first(req); f != kNoHost) ++c[h.name(f)];
-  return c;
-}
-
 
 std::string token_aware(const std::string& extra, const std::string& child) {
   return R"({"type":"PythonTokenAware")" + extra + R"(,"child":)" + child + "}";

@@ -44,22 +44,6 @@ Names ids(const Topology& t, std::span<const HostId> hosts) {
   return out;
 }
 
-std::string error_of(const std::string& spec, const Topology* topo = nullptr, const Replication* repl = nullptr) {
-  try {
-    make_policy(nlohmann::json::parse(spec), "/p", BuildContext{topo, repl});
-  } catch (const ConfigError& e) {
-    return e.what();
-  }
-  return "no error";
-}
-
-Counts first_counts(Harness& h, const Request& req, int plans) {
-  Counts c;
-  for (int i = 0; i < plans; ++i)
-    if (const HostId f = h.first(req); f != kNoHost) ++c[h.name(f)];
-  return c;
-}
-
 bool has_repeat(std::span<const HostId> l) { return std::set<HostId>(l.begin(), l.end()).size() < l.size(); }
 
 // The share of the token space (so of uniformly hashed keys) whose list has a repeated host: each

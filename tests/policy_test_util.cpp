@@ -114,4 +114,20 @@ std::vector<std::string> names(const Harness& h, const std::vector<HostId>& ids)
   return out;
 }
 
+std::string error_of(const std::string& spec, const Topology* topo, const Replication* repl) {
+  try {
+    make_policy(nlohmann::json::parse(spec), "/p", BuildContext{topo, repl});
+  } catch (const ConfigError& e) {
+    return e.what();
+  }
+  return "no error";
+}
+
+std::map<std::string, int> first_counts(Harness& h, const Request& req, int plans) {
+  std::map<std::string, int> c;
+  for (int i = 0; i < plans; ++i)
+    if (const HostId f = h.first(req); f != kNoHost) ++c[h.name(f)];
+  return c;
+}
+
 }  // namespace lbsim::policy::testing

@@ -1,6 +1,7 @@
 // Shared fixtures for the policy tests: clusters with the J3 Scassandra token layout, a harness
 // that owns a ring, a driver view and a policy, and test-only child policies.
 #pragma once
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -115,5 +116,12 @@ class Harness {
 };
 
 std::vector<std::string> names(const Harness& h, const std::vector<HostId>& ids);
+
+// The message of the ConfigError that building `spec` at "/p" with a topology and a keyspace's
+// replication raises, or "no error" (the replica_source checks need both).
+std::string error_of(const std::string& spec, const Topology* topo = nullptr, const Replication* repl = nullptr);
+
+// How often each host (by name) comes first in `plans` plans of `req`.
+std::map<std::string, int> first_counts(Harness& h, const Request& req, int plans);
 
 }  // namespace lbsim::policy::testing
