@@ -280,6 +280,11 @@ class Policy {
   // then keeps the count exact in time (from the write to the connection to the answer); for the
   // other policies it may count an attempt from the moment it is planned.
   virtual bool reads_in_flight() const { return false; }
+  // Policies whose "replica_source" names a driver's own map (gocql, python-3.25, nodejs-4.10):
+  // that map's list for `token`, duplicates included; the simulator reports how often it repeats
+  // a host (report `replica_map`). Empty, and has_driver_replicas() false, for the correct source.
+  virtual bool has_driver_replicas() const { return false; }
+  virtual std::span<const HostId> driver_replicas(Token /*token*/) const { return {}; }
 };
 
 }  // namespace lbsim::policy

@@ -123,6 +123,10 @@ class GoTokenAware final : public Wrapper {
 
   void child_changed() override { refresh(); }
   bool reads_in_flight() const override { return o_.avoid_slow_replicas || child_->reads_in_flight(); }
+  bool has_driver_replicas() const override { return map_ != nullptr; }
+  std::span<const HostId> driver_replicas(Token t) const override {
+    return map_ ? map_->replicas(t) : std::span<const HostId>{};
+  }
 
   // Used by GoTokenAwarePlan.
   unsigned tier(HostId h) const { return tier_[h]; }

@@ -161,6 +161,10 @@ class NodeDefault final : public Policy {
   }
   bool adaptive() const override { return true; }
   bool reads_in_flight() const override { return true; }
+  bool has_driver_replicas() const override { return map_ != nullptr; }
+  std::span<const HostId> driver_replicas(Token t) const override {
+    return map_ ? map_->replicas(t) : std::span<const HostId>{};
+  }
 
   // For the plans.
   std::int64_t take_index() {

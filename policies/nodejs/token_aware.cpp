@@ -77,6 +77,10 @@ class NodeTokenAware final : public Wrapper {
   }
 
   void child_changed() override { refresh(); }
+  bool has_driver_replicas() const override { return map_ != nullptr; }
+  std::span<const HostId> driver_replicas(Token t) const override {
+    return map_ ? map_->replicas(t) : std::span<const HostId>{};
+  }
 
  private:
   void refresh() {

@@ -144,6 +144,10 @@ class PyTokenAware final : public Wrapper {
   }
 
   void child_changed() override { refresh(); }
+  bool has_driver_replicas() const override { return map_ != nullptr; }
+  std::span<const HostId> driver_replicas(Token t) const override {
+    return map_ ? map_->replicas(t) : std::span<const HostId>{};
+  }
 
   // For PyTaPlan.
   const PyRules& rules() const { return r_; }

@@ -270,12 +270,33 @@ RetrySpec parse_retry(const Json* j, const std::string& path) {
 SpeculativeSpec parse_speculative(const Json* j, const std::string& path) {
   SpeculativeSpec s;
   if (!j) return s;
-  Object o(*j, path, {"enabled", "delay_ms", "max_speculative", "host"});
+  Object o(*j, path,
+           {"enabled", "kind", "delay_ms", "max_speculative", "host", "percentile", "tracker", "min_recorded",
+            "interval_ms", "highest_trackable_ms"});
   s.enabled = o.boolean("enabled", true);
+  s.kind = o.choice<SpecKind>("kind", {{"constant", SpecKind::Constant}, {"percentile", SpecKind::Percentile}},
+                              SpecKind::Constant);
   s.host = o.choice<SpecHostSource>("host", {{"plan", SpecHostSource::Plan}, {"new_plan", SpecHostSource::NewPlan}},
                                     SpecHostSource::Plan);
+  const bool pct = s.kind == SpecKind::Percentile;
+  if (pct && o.has("delay_ms"))
+    jsonin::fail(o.path_of("delay_ms"), "applies to kind \"constant\" only; kind \"percentile\" takes its delay from "
+                                        "the tracker (percentile, tracker, min_recorded, interval_ms, highest_trackable_ms)");
+  if (!pct)
+    for (const char* k : {"percentile", "tracker", "min_recorded", "interval_ms", "highest_trackable_ms"})
+      if (o.has(k)) jsonin::fail(o.path_of(k), "applies to kind \"percentile\" only (speculative.kind is \"constant\")");
+  if (pct && s.host == SpecHostSource::NewPlan)
+    jsonin::fail(o.path_of("host"), "\"new_plan\" is gocql's, which has no percentile policy; allowed with kind "
+                                    "\"percentile\" (Java 3.x): \"plan\"");
   s.delay = from_ms(o.number("delay_ms", 1e-3, 3.6e6, to_ms(s.delay)));
   s.max_speculative = static_cast<std::uint32_t>(o.integer("max_speculative", 1, 10, s.max_speculative));
+  // PercentileSpeculativeExecutionPolicy: 0 <= percentile < 100 (its checkArgument).
+  s.percentile = o.number("percentile", 0, 100, s.percentile);
+  if (s.percentile >= 100) jsonin::fail(o.path_of("percentile"), "must be in [0, 100) (100 excluded), got 100");
+  s.per_host = o.choice<bool>("tracker", {{"per_host", true}, {"cluster_wide", false}}, true);
+  s.min_recorded = static_cast<std::uint32_t>(o.integer("min_recorded", 0, 100000000, s.min_recorded));
+  s.interval = from_ms(o.number("interval_ms", 1, 8.64e7, to_ms(s.interval)));
+  s.highest_trackable_ms = o.integer("highest_trackable_ms", 1, 3600000, s.highest_trackable_ms);
   return s;
 }
 

@@ -319,11 +319,26 @@ struct RetrySpec {
 // token awareness it usually started on the same host as the first execution (issue #1530). lbsim
 // takes the first usable host of a fresh plan; that execution's own retries go on in the shared plan.
 enum class SpecHostSource : std::uint8_t { Plan, NewPlan };
+// Constant: ConstantSpeculativeExecutionPolicy (Java 3.x and 4.x, gocql SimpleSpeculativeExecution).
+// Percentile: Java 3.x PercentileSpeculativeExecutionPolicy(tracker, percentile, max): the delay is
+// the tracker's latency at the percentile for the host the execution queries (per host) or for the
+// cluster, -1 (no speculation) until the tracker has an interval of at least `min_recorded` values
+// (sim/client/percentile_tracker.hpp cites the source). Java 4.x has no percentile policy in the
+// driver core (apache/cassandra-java-driver internal/core/specex: Constant and No only).
+enum class SpecKind : std::uint8_t { Constant, Percentile };
 struct SpeculativeSpec {
   bool enabled = false;
+  SpecKind kind = SpecKind::Constant;
   SimTime delay = 50 * kMs;
   std::uint32_t max_speculative = 1;
   SpecHostSource host = SpecHostSource::Plan;
+  // Percentile only (PercentileTracker.Builder defaults: minRecordedValues 1000, interval 5 min;
+  // highestTrackableLatencyMillis has no default, see configs/README.md).
+  double percentile = 99.0;
+  bool per_host = true;  // PerHostPercentileTracker; false: ClusterWidePercentileTracker
+  std::uint32_t min_recorded = 1000;
+  SimTime interval = 300 * kSec;
+  std::int64_t highest_trackable_ms = 15000;
 };
 
 enum class FaultKind : std::uint8_t { Down, Up, Slow, Pause };

@@ -32,6 +32,7 @@ bool Simulation::Impl::send_attempt(std::uint32_t id, bool first, policy::HostId
   policy::HostId host = policy::kNoHost;
   std::uint32_t conn = kNoConn, shard = 0, tried = 0;
   bool fresh = false;
+  const bool next_host_retry = !first && !speculative && same == policy::kNoHost;
   for (;;) {
     if (same != policy::kNoHost) {  // a retry on the host that failed; if busy, the plan goes on
       host = same;
@@ -79,6 +80,14 @@ bool Simulation::Impl::send_attempt(std::uint32_t id, bool first, policy::HostId
   at.sent = sent;
   at.alive = true;
   set_tag(attempt_live_, a, at.gen);
+  if (rm_on_) {
+    if (id >= rm_prev_.size()) rm_prev_.resize(std::max<std::size_t>(ops_.capacity(), std::size_t{id} + 1));
+    if (next_host_retry) {
+      ++rm_retries_;
+      if (rm_prev_[id] == host) ++rm_retries_same_;
+    }
+    rm_prev_[id] = host;
+  }
   if (sc_.speculative.enabled) {
     if (first) {
       if (id >= first_host_.size()) first_host_.resize(std::size_t{id} + 1);
@@ -119,8 +128,25 @@ bool Simulation::Impl::send_attempt(std::uint32_t id, bool first, policy::HostId
   // Lightweight transactions are not idempotent: the driver neither speculates nor retries them
   // after a client-side error (Java 3.x: only idempotent statements).
   if (sc_.speculative.enabled && op.kind != OpKind::Lwt && op.executions <= sc_.speculative.max_speculative) {
-    timers_[kSpeculative].push(sent + sc_.speculative.delay, id, op.gen);
-    arm(kSpeculative);
+    if (!pct_) {
+      timers_[kSpeculative].push(sent + sc_.speculative.delay, id, op.gen);
+      arm(kSpeculative);
+    } else {
+      // PercentileSpeculativeExecutionPolicy.nextExecution(host): the tracker's latency at the
+      // percentile for the host this execution queries; -1 schedules nothing (RequestHandler
+      // scheduleExecution returns on a negative delay), so the operation speculates no more.
+      const std::int64_t ms = pct_->delay_ms(sc_.speculative.per_host ? host : 0, now_);
+      if (ms < 0) {
+        ++pct_no_delay_;
+      } else {
+        const SimTime when = sent + ms * kMs;
+        pct_timers_.push({when, id, op.gen});
+        if (when < pct_armed_) {
+          pct_armed_ = when;
+          q_.push(when, kTimer, kSpecPercentile);
+        }
+      }
+    }
   }
   return true;
 }
@@ -212,6 +238,13 @@ void Simulation::Impl::end_attempt(std::uint32_t a, ResponseKind kind) {
   view_.add_in_flight(at.host, at.shard, -1);
   if (at.conn != kNoConn) --conns_[at.conn].in_flight;
   policy_->on_response(at.host, now_, now_ - at.sent, kind);
+  // The percentile tracker records each execution's latency (Cluster.Manager.reportQuery from
+  // RequestHandler.SpeculativeExecution onSet / onException / onTimeout) except the fast errors it
+  // excludes (PercentileTracker.EXCLUDED_EXCEPTIONS: Unavailable, Overloaded, ...) and the executions
+  // cancelled because another one already answered (CancelledSpeculativeExecutionException).
+  if (pct_ && kind != ResponseKind::Unavailable && kind != ResponseKind::Overloaded && !ops_[at.op].done &&
+      !ops_[at.op].decoding)
+    pct_->record(sc_.speculative.per_host ? at.host : 0, now_, now_ - at.sent);
   --ops_[at.op].alive;
   attempts_.release(a);
 }
@@ -342,9 +375,34 @@ void Simulation::Impl::on_decoded(std::uint32_t id) {
   else fail_or_restart(id, op.answer_error);  // default: server read/write timeouts are not retried
 }
 
+// A speculative execution of operation `id` when its timer fires, unless the operation ended, an
+// answer is being decoded or it has had its executions.
+void Simulation::Impl::speculate(std::uint32_t id, std::uint32_t gen) {
+  const Op& op = ops_[id];
+  if (op.gen != gen || op.done || op.decoding || op.executions > sc_.speculative.max_speculative) return;
+  if (send_attempt(id, false, policy::kNoHost, true)) ++speculative_;
+}
+
+void Simulation::Impl::on_pct_timer() {
+  if (now_ >= pct_armed_) pct_armed_ = std::numeric_limits<SimTime>::max();
+  while (!pct_timers_.empty() && pct_timers_.top().at <= now_) {
+    const SpecTimer t = pct_timers_.top();
+    pct_timers_.pop();
+    speculate(t.cr, t.gen);
+  }
+  if (!pct_timers_.empty() && pct_timers_.top().at < pct_armed_) {
+    pct_armed_ = pct_timers_.top().at;
+    q_.push(pct_armed_, kTimer, kSpecPercentile);
+  }
+}
+
 void Simulation::Impl::on_timer(std::uint32_t which) {
   if (which == kSpecRetry) {
     on_spec_timer();
+    return;
+  }
+  if (which == kSpecPercentile) {
+    on_pct_timer();
     return;
   }
   DeadlineFifo& f = timers_[which];
@@ -368,9 +426,7 @@ void Simulation::Impl::on_timer(std::uint32_t which) {
         after_failure(id, ErrorKind::ClientTimeout, true, false);
       }
     } else if (which == kSpeculative) {
-      Op& op = ops_[e.id];
-      if (op.gen != e.gen || op.done || op.decoding || op.executions > sc_.speculative.max_speculative) continue;
-      if (send_attempt(e.id, false, policy::kNoHost, true)) ++speculative_;
+      speculate(e.id, e.gen);
     } else {
       CoordReq& c = crs_[e.id];
       if (c.gen != e.gen || c.done) continue;

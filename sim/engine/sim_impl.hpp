@@ -22,6 +22,7 @@
 
 #include "sim/cluster/coordination.hpp"
 #include "sim/cluster/tablet_balancer.hpp"
+#include "sim/client/percentile_tracker.hpp"
 #include "sim/core/check.hpp"
 #include "sim/engine/latency_classes.hpp"
 #include "sim/engine/simulation.hpp"
@@ -42,7 +43,11 @@ struct Simulation::Impl {
   static constexpr std::uint32_t kNoAnswer = 0xffffffffu;
   // kSpecRetry: the coordinators' speculative-retry timers (a heap of their own, spec_timers_;
   // its FIFO in timers_ stays empty).
-  enum TimerId : std::uint32_t { kClientTimeout, kReadTimeout, kWriteTimeout, kSpeculative, kCasTimeout, kSpecRetry, kTimers };
+  // kSpecPercentile: the drivers' speculative executions with speculative.kind "percentile", whose
+  // delays differ by host and over time (a heap of their own, pct_timers_; its FIFO stays empty).
+  enum TimerId : std::uint32_t {
+    kClientTimeout, kReadTimeout, kWriteTimeout, kSpeculative, kCasTimeout, kSpecRetry, kSpecPercentile, kTimers
+  };
   static constexpr std::uint32_t kNoThread = 0xffffffffu;
   static constexpr std::uint32_t kOpenLoop = 0xfffffeu;  // kOpStart id of the arrival process
 
@@ -285,6 +290,20 @@ struct Simulation::Impl {
   std::uint64_t speculative_same_host_ = 0;
   std::uint64_t spec_reads_ = 0;  // speculative reads sent in the whole run (ALWAYS included)
   std::unique_ptr<policy::PlanArena> spec_arena_;  // SpecHostSource::NewPlan's scratch plans
+  // speculative.kind "percentile" (Java 3.x PercentileSpeculativeExecutionPolicy): the tracker,
+  // the executions' timers, and the executions for which the tracker had no delay yet.
+  std::unique_ptr<PercentileTracker> pct_;
+  std::priority_queue<SpecTimer, std::vector<SpecTimer>, std::greater<SpecTimer>> pct_timers_;
+  SimTime pct_armed_ = std::numeric_limits<SimTime>::max();
+  std::uint64_t pct_no_delay_ = 0;
+  // A policy whose replica_source is a driver's map (Policy::has_driver_replicas): operations
+  // started, those whose driver list repeats a host, retries to the next host, and those of them
+  // sent to the host of the attempt before (the plan yielded it again); rm_prev_ per op slot.
+  bool rm_on_ = false;
+  std::uint64_t rm_ops_ = 0, rm_repeated_ = 0, rm_retries_ = 0, rm_retries_same_ = 0;
+  std::vector<NodeId> rm_prev_;
+  void on_pct_timer();
+  void speculate(std::uint32_t id, std::uint32_t gen);
   policy::Plan* spec_plan_ = nullptr;
 
   // sim_server.cpp

@@ -71,6 +71,11 @@ Simulation::Impl::Impl(const Scenario& sc, const PolicyEntry& entry, std::unique
   for (std::uint32_t i = 0; i < detections_.size(); ++i) q_.push(detections_[i].at, kDetect, i);
   answers_fixed_ = sc.faults.events.empty() && !sc.changes.any();
   init_spec_retry();
+  if (sc.speculative.enabled && sc.speculative.kind == SpecKind::Percentile) {
+    const SpeculativeSpec& s = sc.speculative;
+    pct_ = std::make_unique<PercentileTracker>(s.per_host ? n_ : 1, s.percentile, s.min_recorded, s.interval,
+                                               s.highest_trackable_ms);
+  }
 
   result_.scenario = sc.name;
   result_.scenario_hash = sc.hash;
@@ -110,6 +115,7 @@ Simulation::Impl::Impl(const Scenario& sc, const PolicyEntry& entry, std::unique
   init_tablets();
   result_.timeline.set_nodes(n_);
   policy_->init(view_, policy_rng_);
+  rm_on_ = policy_->has_driver_replicas();  // the driver's map is built at init
   exact_in_flight_ = policy_->reads_in_flight();
 }
 
@@ -182,6 +188,18 @@ void Simulation::Impl::start_op(std::uint32_t thread) {
   x.rnd.shared_draws = 0;
   x.rnd.thread_local_draws = 0;
   op.plan = policy_->new_plan(request_of(op), x.rnd, x.arena);
+  if (rm_on_ && op.routed) {  // replica_source names a driver's map: does its list repeat a host?
+    const std::span<const NodeId> l = policy_->driver_replicas(op.token);
+    ++rm_ops_;
+    bool repeat = false;
+    for (std::size_t i = 1; i < l.size() && !repeat; ++i)
+      for (std::size_t j = 0; j < i; ++j)
+        if (l[i] == l[j]) {
+          repeat = true;
+          break;
+        }
+    if (repeat) ++rm_repeated_;
+  }
   if (!send_attempt(id, true)) finish_op(id, false, ErrorKind::NoHostAvailable);
 }
 
@@ -579,6 +597,8 @@ RunResult Simulation::Impl::collect() {
   r.client.speculative = speculative_;
   r.client.stress_retries = stress_retries_;
   if (sc_.speculative.enabled) r.client.speculative_same_host = speculative_same_host_;
+  if (pct_) r.client.speculative_no_delay = pct_no_delay_;
+  if (rm_on_) r.replica_map = ReplicaMapResult{rm_ops_, rm_repeated_, rm_retries_, rm_retries_same_};
   if (spec_mode_ != SpecRetryMode::None) {
     SpecRetryResult s;
     s.option = sc_.nodes.speculative_retry.option;

@@ -114,6 +114,19 @@ struct ClientResult {
   // With speculative executions on: those sent to the host of the operation's first execution
   // (apache/cassandra-gocql-driver#1530); reported only then.
   std::optional<std::uint64_t> speculative_same_host;
+  // With speculative.kind "percentile": the executions for which the tracker had no delay yet
+  // (fewer than min_recorded values in its last interval, or none), so none was scheduled.
+  std::optional<std::uint64_t> speculative_no_delay;
+};
+
+// A policy whose replica_source is a driver's own map (gocql, python-3.25, nodejs-4.10): how often
+// that map's list repeats a host, and the retries the plans sent back to the host that had just
+// failed. Present only then.
+struct ReplicaMapResult {
+  std::uint64_t ops = 0;       // routed operations started (whole run)
+  std::uint64_t repeated = 0;  // of them, those whose driver list names a host twice
+  std::uint64_t retries = 0;   // retries to the plan's next host (not same-host retry decisions)
+  std::uint64_t retries_same_host = 0;  // of them, sent to the host of the attempt before
 };
 
 // Tablet keyspaces: the driver's routing against the tablet map, in the measurement window
@@ -187,6 +200,7 @@ struct RunResult {
   std::vector<ScenarioEvent> events;  // in time order; those at or before `end`
   std::optional<TabletResult> tablets;
   std::optional<SpecRetryResult> speculative_retry;
+  std::optional<ReplicaMapResult> replica_map;
   EngineResult engine;
   std::vector<std::string> warnings;
 

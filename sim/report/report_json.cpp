@@ -158,12 +158,22 @@ OJ report_json_stable(const RunResult& r) {
   client["speculative_executions"] = r.client.speculative;
   if (r.client.stress_retries > 0) client["stress_retries"] = r.client.stress_retries;  // only when it happened
   if (r.client.speculative_same_host) client["speculative_same_host"] = *r.client.speculative_same_host;
+  if (r.client.speculative_no_delay) client["speculative_no_delay"] = *r.client.speculative_no_delay;
   j["client"] = std::move(client);
   if (r.speculative_retry) {
     OJ th = OJ::array();
     for (double v : r.speculative_retry->threshold_ms) th.push_back(round_to(v, 6));
     j["speculative_retry"] = {{"option", r.speculative_retry->option}, {"reads", r.speculative_retry->reads}};
     if (!th.empty()) j["speculative_retry"]["threshold_ms"] = std::move(th);
+  }
+  if (const auto& m = r.replica_map) {  // only with a driver's replica map (replica_source)
+    auto share = [](std::uint64_t a, std::uint64_t b) { return round_to(static_cast<double>(a) / static_cast<double>(b), 6); };
+    OJ rm{{"ops", m->ops}, {"repeated", m->repeated}};
+    if (m->ops > 0) rm["repeated_share"] = share(m->repeated, m->ops);  // a share of nothing is absent
+    rm["retries"] = m->retries;
+    rm["retries_same_host"] = m->retries_same_host;
+    if (m->retries > 0) rm["retries_same_host_share"] = share(m->retries_same_host, m->retries);
+    j["replica_map"] = std::move(rm);
   }
   OJ points = OJ::array();
   const double iv = to_sec(r.timeline.interval());
