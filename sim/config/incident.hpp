@@ -18,6 +18,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -36,6 +37,9 @@ struct Figure {
   double from_s = 0, to_s = 0;
   std::vector<Figure> of;  // Ratio, Change: {num or new, den or old}; Max, Min: the operands
 };
+
+// The start of `source` for a finding of lbsim's own, which has no thread.
+inline constexpr std::string_view kOwnFinding = "lbsim's own finding";
 
 struct Reproduces {
   std::string source;  // owner/repo#N
