@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <set>
 #include <string>
@@ -155,7 +156,7 @@ TEST(GoReplicaMap, ShareOfKeysWithARepeatOnRandomVnodeRings) {
   // generator (std::mt19937_64, racks round-robin) gave 66.3 % of keys, these 20 give 66.1 %: the
   // mean is asserted to 1.5 points (over 4 standard errors). Racks of unequal size repeat less
   // (63 % with each node's rack drawn at random), which is where the 62 % must come from.
-  double sum1 = 0, sum3 = 0, lo1 = 1, hi1 = 0;
+  double sum1 = 0, sum3 = 0, lo1 = 1, hi1 = 0, lo3 = 1, hi3 = 0, sq3 = 0;
   constexpr int kSeeds = 20;
   for (std::uint64_t seed = 1; seed <= kSeeds; ++seed) {
     const double s1 = repeat_share(go::gocql_replica_map(allocated(6, 1, 256, seed), nts({{"dc1", 3}})));
@@ -164,11 +165,18 @@ TEST(GoReplicaMap, ShareOfKeysWithARepeatOnRandomVnodeRings) {
     sum3 += s3;
     lo1 = std::min(lo1, s1);
     hi1 = std::max(hi1, s1);
+    lo3 = std::min(lo3, s3);
+    hi3 = std::max(hi3, s3);
+    sq3 += s3 * s3;
   }
   const double mean1 = sum1 / kSeeds, mean3 = sum3 / kSeeds;
+  const double sd3 = std::sqrt(std::max(0.0, (sq3 - kSeeds * mean3 * mean3) / (kSeeds - 1)));
   std::printf("gocql repeats: 1 rack, 6 nodes, RF 3: %.1f %% of keys (seeds 1-%d, %.1f-%.1f); 3 racks, 9 nodes, "
-              "RF 5: %.1f %%\n",
-              100 * mean1, kSeeds, 100 * lo1, 100 * hi1, 100 * mean3);
+              "RF 5: %.1f %% (%.1f-%.1f, sd %.2f)\n",
+              100 * mean1, kSeeds, 100 * lo1, 100 * hi1, 100 * mean3, 100 * lo3, 100 * hi3, 100 * sd3);
+  // The 3-rack gallery entry (configs/incidents/gocql-replica-map-3-racks.json) says the issue's
+  // 62 % lies below every equal-rack ring: keep it so, or revisit the entry.
+  EXPECT_GT(lo3, 0.62);
   EXPECT_NEAR(mean1, 1.0 - (1280.0 / 1535.0) * (1024.0 / 1534.0), 0.01);
   EXPECT_GT(lo1, 0.39);
   EXPECT_LT(hi1, 0.50);
