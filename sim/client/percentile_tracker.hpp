@@ -3,7 +3,10 @@
 // apache/cassandra-java-driver driver-core/src/main/java/com/datastax/driver/core/
 // PercentileTracker.java, commit 350769fd, PerHostPercentileTracker.java and
 // ClusterWidePercentileTracker.java; the policy at scylladb/java-driver
-// driver-core/.../policies/PercentileSpeculativeExecutionPolicy.java, commit a2d0a7cd):
+// driver-core/.../policies/PercentileSpeculativeExecutionPolicy.java, commit a2d0a7cd, and how
+// RequestHandler.java (commit 0c70e223) asks it: SpeculativeExecution.query calls
+// nextExecution(host) once per execution, scheduleExecution returns on a negative delay and starts
+// the next execution at once on 0; onSet / onException / onTimeout report every latency):
 //  - a latency is recorded in whole milliseconds (NANOSECONDS.toMillis truncates: a 0.9 ms answer
 //    records 0) under a key: the host (per host) or the cluster (cluster-wide); a value above
 //    highestTrackableLatencyMillis is dropped with a warning;
