@@ -2,7 +2,8 @@
 // what each entry's reason or tolerance claims about the other run or the other parameters.
 // scylladb#7748: the least-busy pool stays below the cap that the shard-aware connection
 // reaches; scylladb#3156: the range of shard counts over which shard-pinned background work and
-// speculative retry double one shard's replica reads; the figure runs (seed, --set) they use.
+// speculative retry double one shard's replica reads; scylladb#24107: saturation unbalances node
+// queues on identical nodes without a throughput spread; the figure runs (seed, --set) they use.
 #include <algorithm>
 #include <map>
 #include <string>
@@ -114,6 +115,38 @@ TEST(IncidentScylla3156, SpeculativeRetryDoublesTheSlowShardOnlyWhenItHoldsUnder
   }
   ASSERT_TRUE(sixty_four.speculative_retry);
   EXPECT_GT(sixty_four.speculative_retry->reads, eight.speculative_retry->reads * 4);
+}
+
+// scylladb#24107's reason: identical nodes past saturation give one throughput whatever the seed
+// (the thread's 219K / 296K spread is not there), with equal replica reads per node, yet unequal
+// node queues, the longest on a different node from one seed to another: the imbalance as a
+// symptom of saturation (michoecho), not of the routing.
+TEST(IncidentScylla24107, SaturationAloneUnbalancesNodeQueuesButNotThroughput) {
+  const std::string file = kDir + "scylladb-24107.json";
+  const Scenario sc = load_scenario(file, {"workload.ops=200000", "workload.warmup_ops=20000"});
+  double lo = 1e300, hi = 0, widest = 0;
+  std::vector<std::size_t> longest;
+  for (std::uint64_t seed : {1, 2, 3}) {
+    const RunResult r = run_simulation(sc, sc.policies.at(0), seed, RunOptions{});
+    lo = std::min(lo, r.throughput());
+    hi = std::max(hi, r.throughput());
+    std::uint64_t rmin = ~0ull, rmax = 0;
+    double qmin = 1e300, qmax = 0;
+    std::size_t arg = 0;
+    for (std::size_t i = 0; i < r.nodes.size(); ++i) {
+      rmin = std::min(rmin, r.nodes[i].replica_reads);
+      rmax = std::max(rmax, r.nodes[i].replica_reads);
+      qmin = std::min(qmin, r.nodes[i].mean_queue);
+      if (r.nodes[i].mean_queue > qmax) qmax = r.nodes[i].mean_queue, arg = i;
+      EXPECT_GT(r.nodes[i].utilization, 0.95) << "seed " << seed << ": saturated";
+    }
+    EXPECT_LT(static_cast<double>(rmax) / static_cast<double>(rmin), 1.02) << "seed " << seed;
+    widest = std::max(widest, qmax / qmin);
+    longest.push_back(arg);
+  }
+  EXPECT_LT(hi / lo, 1.02) << "no run-to-run spread like 296K / 219K";
+  EXPECT_GT(widest, 1.3) << "node queues unequal at saturation";
+  EXPECT_NE(std::count(longest.begin(), longest.end(), longest[0]), 3) << "the same node every time";
 }
 
 }  // namespace
