@@ -141,6 +141,40 @@ TEST(EngineFaults, SlowNodeIsBusierAndSpeculativeExecutionCutsTheTail) {
   EXPECT_EQ(fast.completed + fast.failed, fast.issued);
 }
 
+// A slow fault may name one shard: shard-pinned background work (scylladb/scylladb#3156, gossip
+// and batchlog replay pinned to one shard) takes a share u of that shard's CPU, so its requests
+// are served at 1 - u of the speed, factor 1 / (1 - u). Only that shard's service times grow; the
+// other shards' queues see the same arrivals and do exactly the same work.
+TEST(EngineFaults, SlowFaultOnOneShardSlowsOnlyThatShard) {
+  const std::vector<std::string> shards = {"cluster.shards=4", "cluster.discipline=per_shard", "cluster.num_tokens=64",
+                                           "workload.keys={\"count\": 100000}"};
+  auto with = shards;
+  with.emplace_back(
+      "faults={\"events\": [{\"at_s\": 0, \"node\": \"a\", \"kind\": \"slow\", \"shard\": 2, \"factor\": 3, "
+      "\"duration_s\": 1000}]}");
+  const RunResult base = run_first(build(testing::queue_doc(8000, 100, 60000), shards));
+  const RunResult slow = run_first(build(testing::queue_doc(8000, 100, 60000), with));
+  ASSERT_EQ(base.nodes.at(0).shards.size(), 4u);
+  ASSERT_EQ(slow.nodes.at(0).shards.size(), 4u);
+  for (std::size_t k = 0; k < 4; ++k) {
+    const double b = base.nodes[0].shards[k].utilization, f = slow.nodes[0].shards[k].utilization;
+    ASSERT_GT(b, 0.05) << "shard " << k;
+    if (k == 2) EXPECT_NEAR(f / b, 3.0, 0.06) << "the slowed shard works 3x as long per request";
+    else EXPECT_NEAR(f / b, 1.0, 1e-3) << "shard " << k << " is not slowed (the window ends a little later)";
+    EXPECT_EQ(slow.nodes[0].shards[k].replica_ops, base.nodes[0].shards[k].replica_ops);
+  }
+  // The report names the shard; a whole-node slow fault has no "shard" (reports unchanged).
+  const auto doc = nlohmann::json::parse(report_json_stable(slow).dump());
+  EXPECT_EQ(doc.at("timeline").at("events").at(0).at("shard").get<int>(), 2);
+  auto node = shards;
+  node.emplace_back("faults={\"events\": [{\"at_s\": 0, \"node\": \"a\", \"kind\": \"slow\", \"factor\": 3, \"duration_s\": 1000}]}");
+  const RunResult whole = run_first(build(testing::queue_doc(8000, 100, 60000), node));
+  const auto wdoc = nlohmann::json::parse(report_json_stable(whole).dump());
+  EXPECT_FALSE(wdoc.at("timeline").at("events").at(0).contains("shard"));
+  for (std::size_t k = 0; k < 4; ++k)
+    EXPECT_NEAR(whole.nodes[0].shards[k].utilization / base.nodes[0].shards[k].utilization, 3.0, 0.06);
+}
+
 }  // namespace
 }  // namespace lbsim
 

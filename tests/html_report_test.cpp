@@ -464,6 +464,16 @@ TEST(HtmlTimeline, EventsSitAtTheirScenarioTimes) {
   EXPECT_NE(html.find("simulated time since the scenario began (s)"), std::string::npos);
 }
 
+// A slow fault on one shard (faults.events[].shard) says which shard on its marker.
+TEST(HtmlTimeline, ShardSlowFaultNamesItsShard) {
+  const auto r = timeline_report("a", 3, 20, 2.0, 1000, 1, nlohmann::json::parse(R"([
+      {"at_s": 5, "event": "slow", "nodes": ["n1"], "factor": 1.25, "shard": 0},
+      {"at_s": 8, "event": "slow", "nodes": ["n2"], "factor": 3}])"));
+  const std::string svg = element(html::timeline_section({html::PolicyRuns{"a", {&r}}}), "chart-throughput-time", "</svg>");
+  EXPECT_NE(svg.find(">n1 slow x1.25 on shard 0 (5 s)</text>"), std::string::npos);
+  EXPECT_NE(svg.find(">n2 slow x3 (8 s)</text>"), std::string::npos);
+}
+
 // One scale for every policy's per-node chart: half the load looks like half the load.
 TEST(HtmlTimeline, PerNodeChartsShareOneScale) {
   const auto busy = timeline_report("busy", 3, 5, 2.0, 1000), idle = timeline_report("idle", 3, 5, 2.0, 500);

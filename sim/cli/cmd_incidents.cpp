@@ -4,6 +4,7 @@
 // lbsim with pass or fail. Exit 0 when every incident claimed as reproduced passes, 1 otherwise;
 // entries with status "not-reproduced" are listed with their reason and never count as passing.
 #include <algorithm>
+#include <cctype>
 #include <filesystem>
 #include <future>
 #include <iostream>
@@ -99,8 +100,14 @@ int run_incidents(const std::vector<std::string>& args) {
   }
   if (vm.count("out"))
     for (const auto& o : outcomes)
-      for (const auto& [policy, doc] : o.reports)
-        write_file_atomic((fs::path(vm["out"].as<std::string>()) / o.name / (policy + ".json")).string(), doc.dump(1) + "\n");
+      for (const auto& [run, doc] : o.reports) {
+        // A run with a seed or --set patches is named policy~seed-S~PATH=VALUE: keep it one file name.
+        std::string file = run;
+        for (char& c : file)
+          if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' || c == '-' || c == '~' || c == '='))
+            c = '_';
+        write_file_atomic((fs::path(vm["out"].as<std::string>()) / o.name / (file + ".json")).string(), doc.dump(1) + "\n");
+      }
   std::size_t claimed = 0, passed = 0, honest = 0;
   for (const auto& o : outcomes) {
     if (o.rep.reproduced) ++claimed;

@@ -28,8 +28,22 @@ Figure parse_figure(const Json& j, const std::string& path, const std::vector<st
       jsonin::fail(o.path_of("policy"), "unknown policy '" + p + "'; valid: " + jsonin::join(policies));
     return p;
   };
+  // A leaf's run: its seed and --set patches (optional).
+  auto run_of = [&](const Object& o) {
+    if (o.has("seed")) f.seed = static_cast<std::uint64_t>(o.integer("seed", 0, std::int64_t{1} << 53));
+    if (const Json* st = o.find("set")) {
+      const Json& arr = jsonin::as_array(*st, o.path_of("set"));
+      for (std::size_t i = 0; i < arr.size(); ++i) {
+        std::string s = jsonin::as_string(arr[i], jsonin::index_path(o.path_of("set"), i));
+        if (s.find('=') == std::string::npos || s[0] == '=')
+          jsonin::fail(jsonin::index_path(o.path_of("set"), i), "'" + s + "' must be PATH=VALUE, as --set");
+        f.set.push_back(std::move(s));
+      }
+    }
+  };
   if (kind == "value") {
-    Object o(j, path, {"kind", "policy", "path"});
+    Object o(j, path, {"kind", "policy", "path", "seed", "set"});
+    run_of(o);
     f.kind = Figure::Kind::Value;
     f.policy = policy_of(o);
     f.path = o.str("path");
@@ -41,7 +55,8 @@ Figure parse_figure(const Json& j, const std::string& path, const std::vector<st
       jsonin::fail(o.path_of("path"), std::string("not a JSON pointer: ") + e.what());
     }
   } else if (kind == "timeline_sum") {
-    Object o(j, path, {"kind", "policy", "field", "node", "from_s", "to_s"});
+    Object o(j, path, {"kind", "policy", "field", "node", "from_s", "to_s", "seed", "set"});
+    run_of(o);
     f.kind = Figure::Kind::TimelineSum;
     f.policy = policy_of(o);
     f.field = o.choice<std::string>("field", {{"ops", "ops"}, {"errors", "errors"}, {"coordinator_ops", "coordinator_ops"},
@@ -79,6 +94,11 @@ Figure parse_figure(const Json& j, const std::string& path, const std::vector<st
 void collect(const Figure& f, std::vector<std::string>& out) {
   if (!f.policy.empty()) out.push_back(f.policy);
   for (const Figure& g : f.of) collect(g, out);
+}
+
+void collect_runs(const Figure& f, std::map<std::string, Figure>& out) {
+  if (!f.policy.empty()) out.emplace(f.run_key(), f);
+  for (const Figure& g : f.of) collect_runs(g, out);
 }
 
 double number_at(const nlohmann::json& doc, const std::string& pointer, const std::string& policy) {
@@ -149,6 +169,27 @@ Reproduces parse_reproduces(const Json& j, const std::string& path, const std::v
   return r;
 }
 
+std::string Figure::run_key() const {
+  std::string k = policy;
+  if (seed) k += "~seed-" + std::to_string(*seed);
+  for (const std::string& s : set) k += "~" + s;
+  return k;
+}
+
+std::vector<Figure> figure_runs(const Figure& f) {
+  std::map<std::string, Figure> runs;
+  collect_runs(f, runs);
+  std::vector<Figure> out;
+  for (auto& [k, g] : runs) {
+    Figure leaf;
+    leaf.policy = g.policy;
+    leaf.seed = g.seed;
+    leaf.set = g.set;
+    out.push_back(std::move(leaf));
+  }
+  return out;
+}
+
 std::vector<std::string> figure_policies(const Figure& f) {
   std::vector<std::string> out;
   collect(f, out);
@@ -159,8 +200,8 @@ std::vector<std::string> figure_policies(const Figure& f) {
 
 double evaluate_figure(const Figure& f, const std::map<std::string, nlohmann::json>& reports) {
   auto report = [&]() -> const nlohmann::json& {
-    const auto it = reports.find(f.policy);
-    if (it == reports.end()) throw std::runtime_error("no report of policy '" + f.policy + "'");
+    const auto it = reports.find(f.run_key());
+    if (it == reports.end()) throw std::runtime_error("no report of run '" + f.run_key() + "'");
     return it->second;
   };
   switch (f.kind) {

@@ -13,7 +13,11 @@
 //   {"kind": "ratio", "num": FIG, "den": FIG}                          num / den
 //   {"kind": "change", "new": FIG, "old": FIG}                         new / old - 1
 //   {"kind": "max" | "min", "of": [FIG, ...]}
+// A value or timeline_sum may also name its run: "seed" (the simulation seed instead of the
+// scenario's: run-to-run spread as max / min over seeds) and "set" (a list of --set patches, as
+// test_set: a comparison of two client settings, e.g. client.connections shard_aware / plain).
 #pragma once
+#include <cstdint>
 #include <map>
 #include <memory>
 #include <optional>
@@ -36,6 +40,11 @@ struct Figure {
   std::optional<std::size_t> node;
   double from_s = 0, to_s = 0;
   std::vector<Figure> of;  // Ratio, Change: {num or new, den or old}; Max, Min: the operands
+  std::optional<std::uint64_t> seed;  // Value, TimelineSum: the run's seed (default: the scenario's)
+  std::vector<std::string> set;       // Value, TimelineSum: --set patches of the run (after test_set)
+  // The run a Value or TimelineSum reads: the policy name alone without seed and set (so earlier
+  // incidents keep their report names), else policy~seed-S~PATH=VALUE...
+  std::string run_key() const;
 };
 
 // The start of `source` for a finding of lbsim's own, which has no thread.
@@ -62,8 +71,10 @@ Reproduces parse_reproduces(const jsonin::Json& j, const std::string& path, cons
 
 // The policies a figure reads, sorted and unique.
 std::vector<std::string> figure_policies(const Figure& f);
+// The runs a figure reads (one leaf Value or TimelineSum per distinct run_key), sorted by key.
+std::vector<Figure> figure_runs(const Figure& f);
 
-// The figure's value on the reports (policy name -> report). Throws std::runtime_error when a
+// The figure's value on the reports (run_key -> report; the policy name for a run without seed and set). Throws std::runtime_error when a
 // report lacks a path or a denominator is zero.
 double evaluate_figure(const Figure& f, const std::map<std::string, nlohmann::json>& reports);
 

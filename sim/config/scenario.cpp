@@ -210,7 +210,7 @@ Scenario scenario_from_json(Json doc, const std::string& file, const std::string
   sc.timeouts = parse_timeouts(o.find("timeouts"), "/timeouts");
   sc.retry = parse_retry(o.find("retry"), "/retry");
   sc.speculative = parse_speculative(o.find("speculative"), "/speculative");
-  sc.faults = parse_faults(o.find("faults"), "/faults", topo);
+  sc.faults = parse_faults(o.find("faults"), "/faults", topo, sc.nodes);
   if (const Json* r = o.find("report")) {
     Object ro(*r, "/report", {"timeline_interval_s"});
     if (ro.has("timeline_interval_s"))

@@ -300,7 +300,7 @@ SpeculativeSpec parse_speculative(const Json* j, const std::string& path) {
   return s;
 }
 
-FaultSpec parse_faults(const Json* j, const std::string& path, const Topology& topo) {
+FaultSpec parse_faults(const Json* j, const std::string& path, const Topology& topo, const NodeModelSpec& nodes) {
   FaultSpec s;
   if (!j) return s;
   Object o(*j, path, {"driver_detection_ms", "server_detection_ms", "events"});
@@ -310,7 +310,7 @@ FaultSpec parse_faults(const Json* j, const std::string& path, const Topology& t
     const std::string ep = o.path_of("events");
     jsonin::as_array(*ev, ep, true);
     for (std::size_t i = 0; i < ev->size(); ++i) {
-      Object fo((*ev)[i], jsonin::index_path(ep, i), {"at_s", "node", "kind", "duration_s", "factor", "speed"});
+      Object fo((*ev)[i], jsonin::index_path(ep, i), {"at_s", "node", "kind", "duration_s", "factor", "speed", "shard"});
       FaultEvent f;
       f.at = from_ms(fo.number("at_s", 0, 1e6) * 1e3);
       const std::string id = fo.str("node");
@@ -338,6 +338,14 @@ FaultSpec parse_faults(const Json* j, const std::string& path, const Topology& t
         f.factor = fo.has("factor") ? fo.number("factor", 1e-3, 1e4) : 1.0 / fo.number("speed", 1e-4, 1e3);
       } else if (fo.has("factor") || fo.has("speed")) {
         jsonin::fail(fo.path_of(fo.has("factor") ? "factor" : "speed"), "only slow faults take a factor or a speed");
+      }
+      // A slow fault may name one shard (shard-pinned background work, scylladb/scylladb#3156).
+      if (fo.has("shard")) {
+        if (f.kind != FaultKind::Slow) jsonin::fail(fo.path_of("shard"), "only slow faults take a shard");
+        if (nodes.discipline != Discipline::PerShard)
+          jsonin::fail(fo.path_of("shard"), "a shard needs \"cluster.discipline\": \"per_shard\" (with shared, "
+                                            "no server is a fixed shard)");
+        f.shard = static_cast<std::int32_t>(fo.integer("shard", 0, static_cast<std::int64_t>(nodes.shards) - 1));
       }
       s.events.push_back(f);
     }

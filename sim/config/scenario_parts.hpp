@@ -24,7 +24,7 @@ NetworkSpec parse_network(const Json* j, const std::string& path, const Topology
 TimeoutSpec parse_timeouts(const Json* j, const std::string& path);
 RetrySpec parse_retry(const Json* j, const std::string& path);
 SpeculativeSpec parse_speculative(const Json* j, const std::string& path);
-FaultSpec parse_faults(const Json* j, const std::string& path, const Topology& topo);
+FaultSpec parse_faults(const Json* j, const std::string& path, const Topology& topo, const NodeModelSpec& nodes);
 // "changes": the nodes that add_node events bring (read before the topology is built, so their
 // tokens are allocated with the others), then the events themselves against the full topology.
 std::vector<NodeSpec> parse_joining_nodes(const Json* j, const std::string& path);

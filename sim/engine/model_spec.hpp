@@ -349,6 +349,10 @@ struct FaultEvent {
   FaultKind kind = FaultKind::Down;
   SimTime duration = 0;  // down: 0 = stays down; slow, pause: required
   double factor = 1.0;   // slow: service time multiplier
+  // slow: the one shard it applies to (per_shard discipline), or -1 for every shard of the node.
+  // Shard-pinned background work (scylladb/scylladb#3156: gossip, batchlog replay) takes a share u
+  // of one shard's CPU on every node; a slow fault with that shard and factor 1 / (1 - u) models it.
+  std::int32_t shard = -1;
 };
 
 struct FaultSpec {

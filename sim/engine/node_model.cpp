@@ -16,7 +16,7 @@ NodeModel::NodeModel(const NodeModelSpec& spec, std::size_t nodes, const FaultSp
   }
   for (const auto& f : faults.events) {
     if (f.node >= nodes) continue;
-    if (f.kind == FaultKind::Slow) cold_[f.node].slow.push_back({f.at, f.at + f.duration, f.factor});
+    if (f.kind == FaultKind::Slow) cold_[f.node].slow.push_back({f.at, f.at + f.duration, f.factor, f.shard});
     if (f.kind == FaultKind::Pause) cold_[f.node].pauses.push_back({f.at, f.at + f.duration, 1.0});
   }
   for (std::size_t i = 0; i < nodes; ++i) {
@@ -94,7 +94,7 @@ SimTime NodeModel::enqueue_impl(NodeId id, std::uint32_t shard, SimTime now, dou
   if (h.has_slow)
     for (const auto& w : cold_[id].slow) {
       if (w.start > start) break;
-      if (start < w.end) factor *= w.factor;
+      if (start < w.end && (w.shard < 0 || static_cast<std::size_t>(w.shard) == server)) factor *= w.factor;
     }
   const double scaled = service * factor;
   SimTime end = start + (scaled <= 0 ? 0 : static_cast<SimTime>(scaled + 0.5));

@@ -99,6 +99,7 @@ class NodeModel {
   struct Window {
     SimTime start, end;
     double factor;
+    std::int32_t shard = -1;  // slow: the one server it applies to, -1 all
   };
   // Ends of the work items of one server that may still be in the system, in FIFO order (so
   // non-decreasing); items that ended by the last arrival are popped lazily, once kTrimEvery are

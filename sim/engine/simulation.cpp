@@ -506,6 +506,7 @@ std::vector<ScenarioEvent> scenario_events(const Scenario& sc, const Topology& t
       case FaultKind::Up: add(f.at, "up", {id}); break;
       case FaultKind::Slow:
         add(f.at, "slow", {id}, f.factor);
+        if (f.shard >= 0 && !out.empty() && out.back().kind == "slow") out.back().shard = f.shard;
         add(f.at + f.duration, "slow_end", {id});
         break;
       case FaultKind::Pause:

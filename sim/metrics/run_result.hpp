@@ -157,6 +157,7 @@ struct ScenarioEvent {
   std::string kind;
   std::vector<std::string> nodes;  // node ids
   double factor = 0;               // slow: the service-time multiplier
+  int shard = -1;                  // slow: the one shard slowed, -1 the whole node
 };
 
 struct EngineResult {

@@ -207,7 +207,10 @@ std::vector<svg::Marker> event_markers(const Json& r) {
     const std::string kind = e.value("event", std::string("?"));
     std::string what = kind;
     if (kind == "up") what = "up (restart)";
-    else if (kind == "slow") what = "slow x" + svg::short_number(e.value("factor", 1.0));
+    else if (kind == "slow") {
+      what = "slow x" + svg::short_number(e.value("factor", 1.0));
+      if (e.contains("shard")) what += " on shard " + e["shard"].dump();  // a shard-pinned slow fault
+    }
     else if (kind == "slow_end") what = "slow ends";
     else if (kind == "pause_end") what = "pause ends";
     else if (kind == "add_node") what = nodes.size() > 1 ? "join" : "joins";

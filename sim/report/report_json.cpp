@@ -227,6 +227,7 @@ OJ report_json_stable(const RunResult& r) {
     for (const ScenarioEvent& e : r.events) {
       OJ ev{{"at_s", round_to(to_sec(e.at), 9)}, {"event", e.kind}, {"nodes", e.nodes}};
       if (e.kind == "slow") ev["factor"] = round_to(e.factor, 6);
+      if (e.shard >= 0) ev["shard"] = e.shard;  // only shard-pinned slow faults: other reports unchanged
       events.push_back(std::move(ev));
     }
     j["timeline"]["events"] = std::move(events);

@@ -34,13 +34,22 @@ IncidentOutcome run_incident(const std::string& file, bool quick, const std::ato
   out.file = file;
   out.rep = *sc.reproduces;
   out.quick = quick;
-  // Only the policies the figure reads; an entry without a figure (not reproduced) runs nothing.
-  const std::vector<std::string> names = out.rep.figure ? figure_policies(*out.rep.figure) : std::vector<std::string>{};
+  // Only the runs the figure reads (a policy, at a seed, with --set patches); an entry without a
+  // figure (not reproduced) runs nothing.
+  const std::vector<Figure> runs = out.rep.figure ? figure_runs(*out.rep.figure) : std::vector<Figure>{};
   RunOptions ro;
   ro.cancel = cancel;
-  for (const std::string& n : names) {
-    const RunResult r = run_simulation(sc, *sc.find_policy(n), sc.seed, ro);
-    out.reports[n] = nlohmann::json::parse(report_json_stable(r).dump());
+  for (const Figure& run : runs) {
+    Scenario patched;
+    const Scenario* s = &sc;
+    if (!run.set.empty()) {
+      std::vector<std::string> sets = quick ? out.rep.test_set : std::vector<std::string>{};
+      sets.insert(sets.end(), run.set.begin(), run.set.end());
+      patched = load_scenario(file, sets);
+      s = &patched;
+    }
+    const RunResult r = run_simulation(*s, *s->find_policy(run.policy), run.seed.value_or(s->seed), ro);
+    out.reports[run.run_key()] = nlohmann::json::parse(report_json_stable(r).dump());
   }
   if (out.rep.figure) {
     try {
