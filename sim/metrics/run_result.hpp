@@ -162,6 +162,20 @@ struct SpecRetryResult {
   std::vector<double> threshold_ms; // percentile form: each coordinator's threshold at the end (NodeId order)
 };
 
+// faults.driver_detection "driver": when the driver marked each node down or up, and what told it
+// (sim/engine/sim_detect.cpp), over the whole run, in time order.
+struct DetectionEvent {
+  double at_s = 0;
+  std::string node;
+  bool up = false;
+  std::string by;  // down: "heartbeat", "event", "timeouts", "connection"; up: "reconnect", "event"
+};
+struct DetectionResult {
+  std::string driver;  // whose defaults: java3, java4, python, go, rust, nodejs
+  double interval_ms = 0, timeout_ms = 0;
+  std::vector<DetectionEvent> events;
+};
+
 struct RunResult {
   std::string scenario;
   std::string scenario_hash;  // FNV-1a of the scenario document as run (after --set patches)
@@ -187,6 +201,7 @@ struct RunResult {
   std::vector<ScenarioEvent> events;  // in time order; those at or before `end`
   std::optional<TabletResult> tablets;
   std::optional<SpecRetryResult> speculative_retry;
+  std::optional<DetectionResult> detection;  // faults.driver_detection "driver" only
   EngineResult engine;
   std::vector<std::string> warnings;
 
