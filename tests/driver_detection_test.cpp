@@ -233,6 +233,31 @@ TEST(DriverDetection, ASlowCoordinatorKeepsItsShareAndIsNeverMarkedDown) {
   EXPECT_GT(r.client.retries, 1000u);
 }
 
+// heartbeat.driver "auto" takes the driver of the policy run (policies/registry.hpp).
+TEST(DriverDetection, AutoTakesThePolicysDriver) {
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {kJava3, "java3"},
+      {kJava4, "java4"},
+      {R"({"type": "PythonDCAwareRoundRobin", "local_dc": "dc1"})", "python"},
+      {R"({"type": "GoRoundRobin"})", "go"},
+      {R"({"type": "RustDefault"})", "rust"},
+      {R"({"type": "NodeDCAwareRoundRobin", "local_dc": "dc1"})", "nodejs"},
+  };
+  for (const auto& [policy, driver] : cases) {
+    const RunResult r = run_first(build(doc(policy, 1)));
+    ASSERT_TRUE(r.detection.has_value()) << policy;
+    EXPECT_EQ(r.detection->driver, driver) << policy;
+  }
+}
+
+// Same scenario and seed, byte-identical reports (the detection block included).
+TEST(DriverDetection, Deterministic) {
+  const Scenario sc = build(doc(kJava3, 60), {"faults.heartbeat={\"driver\": \"nodejs\"}"});
+  const std::string a = report_json_stable(run_first(sc)).dump();
+  EXPECT_EQ(a, report_json_stable(run_first(sc)).dump());
+  EXPECT_NE(a.find("\"by\":\"timeouts\""), std::string::npos);
+}
+
 // Scenarios without the field keep the fixed rule and report no driver_detection block.
 TEST(DriverDetection, FixedIsTheDefault) {
   auto d = doc(kJava3, 20);
