@@ -2,6 +2,8 @@
 // dead node down, by its own mechanism and defaults, and when it comes back; the `kill` fault's
 // closed connections; a slow node that the heartbeat never marks down. Every expected time is
 // the driver's rule from its source (cited in sim_detect.cpp) applied to the scenario's times.
+#include <cstdio>
+
 #include <gtest/gtest.h>
 
 #include "sim/report/report_json.hpp"
@@ -228,6 +230,24 @@ TEST(DriverDetection, ASlowCoordinatorKeepsItsShareAndIsNeverMarkedDown) {
   ASSERT_GT(operations, 0);
   EXPECT_NEAR(n1 / operations, 1.0 / 3, 0.02);
   EXPECT_GT(others, 2 * n1);
+  // The contrast: Java 3.x LatencyAware (under TokenAware NEUTRAL) excludes the slow host from
+  // the front of the plans, so it coordinates far fewer (the same failure detection: still up).
+  auto la = d;
+  la["policies"][0]["policy"] = jsonin::Json::parse(
+      R"({"type": "TokenAware", "ordering": "NEUTRAL", "child": {"type": "LatencyAware", "child": {"type": "DCAwareRoundRobin", "local_dc": "dc1"}}})");
+  const RunResult l = run_first(build(la));
+  EXPECT_TRUE(events_of(l).empty());
+  const auto jl = nlohmann::json::parse(report_json_stable(l).dump());
+  double ln1 = 0, lops = 0;
+  for (const auto& p : jl["timeline"]["points"]) {
+    if (p["t_s"].get<double>() < 20) continue;
+    ln1 += p["coordinator_ops"][0].get<double>();
+    lops += p["ops"].get<double>() + p["errors"].get<double>();
+  }
+  ASSERT_GT(lops, 0);
+  EXPECT_LT(ln1 / lops, 0.1);
+  std::printf("slow n1 coordinates %.3f of operations (RANDOM), %.3f (LatencyAware); retries %llu vs %llu\n", n1 / operations,
+              ln1 / lops, static_cast<unsigned long long>(r.client.retries), static_cast<unsigned long long>(l.client.retries));
   // n1 at 500 x 120 us per read is far past saturation at a third of 2,000 op/s: requests time
   // out on the client (2 s) and are retried elsewhere.
   EXPECT_GT(r.client.retries, 1000u);
