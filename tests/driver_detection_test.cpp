@@ -100,13 +100,15 @@ TEST(DriverDetection, GocqlTakesTheClusterDownEvent) {
   ASSERT_EQ(ev.size(), 1u);
   EXPECT_EQ(ev[0].by, "event");
   EXPECT_DOUBLE_EQ(ev[0].at_s, 31.0);
-  // Without the event in time (gossip after 10 min), the heartbeat: ticks at 1 + 30k s, the first
-  // after the death at 31 s, closed after 6 x 60 s + 5 x 30 s = 510 s: 541 s.
-  const auto hb = events_of(run_first(build(doc(kJava3, 600), {"faults.heartbeat={\"driver\": \"go\"}",
-                                                                  "faults.server_detection_ms=600000"})));
+  // Without the event in time (gossip after 15 min), the heartbeat: ticks at 1 + 30k s, the first
+  // after the death at 31 s, closed after 6 x 60 s + 5 x 30 s, then the refill's dial fails after
+  // 60 s: 31 + 570 = 601 s.
+  const auto hb = events_of(run_first(build(doc(kJava3, 620), {"faults.heartbeat={\"driver\": \"go\"}",
+                                                                  "faults.server_detection_ms=900000",
+                                                                  "client.rate_ops_s=200"})));
   ASSERT_EQ(hb.size(), 1u);
   EXPECT_EQ(hb[0].by, "heartbeat");
-  EXPECT_DOUBLE_EQ(hb[0].at_s, 541.0);
+  EXPECT_DOUBLE_EQ(hb[0].at_s, 601.0);
 }
 
 TEST(DriverDetection, RustProbesOnTheDownEventOrAtItsPeriodicKeepalive) {
@@ -165,7 +167,7 @@ TEST(DriverDetection, ExponentialReconnectionAfterTheNodeReturns) {
                                                           "faults.heartbeat={\"driver\": \"go\"}",
                                                           "faults.events=[{\"at_s\": 10, \"node\": \"n1\", \"kind\": "
                                                           "\"down\", \"duration_s\": 50}]"})));
-  // No DOWN event either (gossip at 610 s): heartbeat at 31 s + 510 s = 541 s, beyond the run.
+  // No DOWN event either (gossip at 610 s): heartbeat at 31 s + 570 s = 601 s, beyond the run.
   EXPECT_TRUE(go.empty());
 }
 

@@ -24,12 +24,14 @@
 // - Python (scylladb/python-driver at 76430785): one ConnectionHeartbeat thread sweeps every
 //   idle_heartbeat_interval (30 s); a connection that received nothing since the last sweep
 //   (is_idle: not msg_received) gets an OPTIONS and idle_heartbeat_timeout (30 s) to answer, else
-//   it is defunct (connection.py); a defunct connection marks the host down. DOWN events are
+//   it is defunct (connection.py), with its pool's shutdown_on_error set, so returning it marks the
+//   host down (pool.py return_connection). DOWN events are
 //   discounted while pools are open (cluster.py on_down, _discount_down_events = True);
 //   ExponentialReconnectionPolicy(1.0, 600.0) (its +/- 15 % jitter is not modelled).
 // - gocql (scylladb/gocql at 3703808c): every connection runs heartBeat(), an OPTIONS 1 s after it
 //   opens then every 30 s whatever the traffic, each waiting ConnectTimeout (60 s), and closes the
-//   connection after more than 5 failures (conn.go); a STATUS_CHANGE DOWN event marks the host
+//   connection after more than 5 failures (conn.go), and an empty pool marks the host down after
+//   its refill's dial fails (connectionpool.go); a STATUS_CHANGE DOWN event marks the host
 //   down at once (events.go handleNodeDown, after the 1 s eventDebounceTime); ReconnectInterval
 //   60 s, a constant (cluster.go).
 // - Rust (scylladb/scylla-rust-driver at f01af256): the keepaliver sends an OPTIONS every
@@ -128,8 +130,10 @@ void Simulation::Impl::init_detect() {
   p.reconnect_max = std::max(p.reconnect_max, p.reconnect_base);
   if (p.first_tick == 0) p.first_tick = p.interval;
   // gocql closes the connection on the 6th failed heartbeat in a row: 6 waits of the timeout with
-  // the 30 s sleeps between them; the others on the first.
-  p.fail_after = p.driver == DetectDriver::Go ? 6 * p.timeout + 5 * p.interval : p.timeout;
+  // the 30 s sleeps between them; its pool then refills (connectionpool.go HandleError,
+  // fill_debounce), and the dial to the silent node fails after ConnectTimeout (the same 60 s)
+  // before an empty pool marks the host down. The others fail on the first.
+  p.fail_after = p.driver == DetectDriver::Go ? 7 * p.timeout + 5 * p.interval : p.timeout;
   dnodes_.assign(n_, DetectNode{});
   DetectionResult r;
   r.driver = driver_key(p.driver);
