@@ -142,7 +142,7 @@ const std::vector<ValidationCase>& cases() {
        [](Json& d) { set(d, "faults={\"events\": [{\"at_s\": 1, \"node\": \"n1\", \"kind\": \"slow\", \"factor\": 2}]}"); },
        {"/faults/events/0/duration_s"}},
       {"unknown fault kind", [](Json& d) { set(d, "faults={\"events\": [{\"at_s\": 1, \"node\": \"n1\", \"kind\": \"crash\"}]}"); },
-       {"/faults/events/0/kind", "valid: down, up, slow, pause"}},
+       {"/faults/events/0/kind", "valid: down, kill, up, slow, pause"}},
       {"factor on a down fault",
        [](Json& d) { set(d, "faults={\"events\": [{\"at_s\": 1, \"node\": \"n1\", \"kind\": \"down\", \"factor\": 2}]}"); },
        {"/faults/events/0/factor"}},

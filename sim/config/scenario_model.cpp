@@ -303,9 +303,34 @@ SpeculativeSpec parse_speculative(const Json* j, const std::string& path) {
 FaultSpec parse_faults(const Json* j, const std::string& path, const Topology& topo, const NodeModelSpec& nodes) {
   FaultSpec s;
   if (!j) return s;
-  Object o(*j, path, {"driver_detection_ms", "server_detection_ms", "events"});
+  Object o(*j, path, {"driver_detection_ms", "server_detection_ms", "driver_detection", "heartbeat", "events"});
   s.driver_detection = from_ms(o.number("driver_detection_ms", 0, 3.6e6, to_ms(s.driver_detection)));
   s.server_detection = from_ms(o.number("server_detection_ms", 0, 3.6e6, to_ms(s.server_detection)));
+  // How the driver notices a silent death and a return (configs/README.md, "faults"): a fixed
+  // delay, or the driver's own mechanisms (sim/engine/sim_detect.cpp).
+  s.detection = o.choice<DetectionMode>("driver_detection", {{"fixed", DetectionMode::Fixed}, {"driver", DetectionMode::Driver}},
+                                        DetectionMode::Fixed);
+  if (s.detection == DetectionMode::Driver && o.has("driver_detection_ms"))
+    jsonin::fail(o.path_of("driver_detection_ms"), "applies to \"driver_detection\": \"fixed\" only (with \"driver\" the "
+                                                   "driver's heartbeat, events and reconnection decide; faults.heartbeat "
+                                                   "overrides their intervals)");
+  if (const Json* hb = o.find("heartbeat")) {
+    if (s.detection != DetectionMode::Driver)
+      jsonin::fail(o.path_of("heartbeat"), "applies to \"driver_detection\": \"driver\" only");
+    Object h(*hb, o.path_of("heartbeat"), {"driver", "interval_ms", "timeout_ms", "reconnect_base_ms", "reconnect_max_ms"});
+    HeartbeatSpec& b = s.heartbeat;
+    b.driver = h.choice<DetectDriver>("driver", {{"auto", DetectDriver::Auto}, {"java3", DetectDriver::Java3},
+                                                 {"java4", DetectDriver::Java4}, {"python", DetectDriver::Python},
+                                                 {"go", DetectDriver::Go}, {"rust", DetectDriver::Rust},
+                                                 {"nodejs", DetectDriver::Nodejs}},
+                                      DetectDriver::Auto);
+    b.interval = from_ms(h.number("interval_ms", 1, 3.6e6, 0));
+    b.timeout = from_ms(h.number("timeout_ms", 1, 3.6e6, 0));
+    b.reconnect_base = from_ms(h.number("reconnect_base_ms", 1, 3.6e6, 0));
+    b.reconnect_max = from_ms(h.number("reconnect_max_ms", 1, 3.6e6, 0));
+    if (b.reconnect_base > 0 && b.reconnect_max > 0 && b.reconnect_max < b.reconnect_base)
+      jsonin::fail(h.path_of("reconnect_max_ms"), "must be at least reconnect_base_ms");
+  }
   if (const Json* ev = o.find("events")) {
     const std::string ep = o.path_of("events");
     jsonin::as_array(*ev, ep, true);
@@ -322,7 +347,7 @@ FaultSpec parse_faults(const Json* j, const std::string& path, const Topology& t
         jsonin::fail(fo.path_of("node"), "unknown node '" + id + "'; valid: " + jsonin::join(ids));
       }
       f.node = *n;
-      f.kind = fo.choice<FaultKind>("kind", {{"down", FaultKind::Down}, {"up", FaultKind::Up},
+      f.kind = fo.choice<FaultKind>("kind", {{"down", FaultKind::Down}, {"kill", FaultKind::Kill}, {"up", FaultKind::Up},
                                              {"slow", FaultKind::Slow}, {"pause", FaultKind::Pause}});
       const bool timed = f.kind == FaultKind::Slow || f.kind == FaultKind::Pause;
       if (timed && !fo.has("duration_s")) jsonin::fail(fo.path_of("duration_s"), "required for slow and pause faults");

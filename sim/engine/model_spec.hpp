@@ -341,13 +341,19 @@ struct SpeculativeSpec {
   std::int64_t highest_trackable_ms = 15000;
 };
 
-enum class FaultKind : std::uint8_t { Down, Up, Slow, Pause };
+// `down`: the node stops answering without closing its sockets (power loss, a network partition:
+// no TCP RST reaches the driver); what it was doing is lost and its requests time out on the
+// client. `kill`: the process dies and its kernel closes the sockets (kill -9): the driver's
+// connections drop at once, so the requests in flight on them fail at once and the driver marks
+// the host down at once (every driver: a closed channel defuncts the connection, and a host with
+// no connection left is down). Both end with `duration_s` or an `up` event.
+enum class FaultKind : std::uint8_t { Down, Up, Slow, Pause, Kill };
 
 struct FaultEvent {
   SimTime at = 0;
   NodeId node = 0;
   FaultKind kind = FaultKind::Down;
-  SimTime duration = 0;  // down: 0 = stays down; slow, pause: required
+  SimTime duration = 0;  // down, kill: 0 = stays down; slow, pause: required
   double factor = 1.0;   // slow: service time multiplier
   // slow: the one shard it applies to (per_shard discipline), or -1 for every shard of the node.
   // Shard-pinned background work (scylladb/scylladb#3156: gossip, batchlog replay) takes a share u
@@ -355,9 +361,29 @@ struct FaultEvent {
   std::int32_t shard = -1;
 };
 
+// How the driver notices that a node went down silently or came back (faults.driver_detection):
+// `Fixed` after faults.driver_detection_ms (lbsim's original rule); `Driver` by the driver's own
+// mechanisms (sim/engine/sim_detect.cpp): idle heartbeats and their timeouts, the cluster's DOWN
+// events where the driver heeds them, Node.js's timed-out-request threshold, and the reconnection
+// schedule.
+enum class DetectionMode : std::uint8_t { Fixed, Driver };
+// Whose defaults: Auto takes the driver of the policy being run (policies/registry.hpp).
+enum class DetectDriver : std::uint8_t { Auto, Java3, Java4, Python, Go, Rust, Nodejs };
+
+// faults.heartbeat: overrides of the driver's defaults (0 = the driver's default).
+struct HeartbeatSpec {
+  DetectDriver driver = DetectDriver::Auto;
+  SimTime interval = 0;        // heartbeat / keepalive interval
+  SimTime timeout = 0;         // how long a heartbeat waits for its answer
+  SimTime reconnect_base = 0;  // the reconnection policy's first delay
+  SimTime reconnect_max = 0;   // its cap
+};
+
 struct FaultSpec {
-  SimTime driver_detection = kSec;  // until the driver marks a node down/up (policy on_down/on_up)
+  SimTime driver_detection = kSec;  // Fixed: until the driver marks a node down/up (policy on_down/on_up)
   SimTime server_detection = kSec;  // until coordinators (gossip) see it
+  DetectionMode detection = DetectionMode::Fixed;
+  HeartbeatSpec heartbeat;          // Driver only
   std::vector<FaultEvent> events;   // sorted by time
 };
 

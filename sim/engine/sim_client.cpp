@@ -108,6 +108,7 @@ bool Simulation::Impl::send_attempt(std::uint32_t id, bool first, policy::HostId
   }
   timers_[kClientTimeout].push(sent + sc_.timeouts.client, a, at.gen);
   arm(kClientTimeout);
+  detect_write(host, sent);
 
   const std::uint32_t cr = crs_.alloc();
   CoordReq& c = crs_[cr];
@@ -324,6 +325,7 @@ void Simulation::Impl::on_client_response(std::uint32_t cr) {
   const bool no_data = driver_retry_ && !success && error == ErrorKind::ReadTimeout && c.kind == OpKind::Read &&
                        !c.need_each && c.got >= c.need_total && c.phase == 0;
   const bool current = attempts_[a].gen == c.attempt_gen && attempts_[a].alive;
+  detect_read(c.node, !current);  // the connection read something (late: after its client timeout)
   tablet_learn(cr);  // the driver reads the payload of any answer that reaches it
   release_cr_if_idle(cr);
   if (!current) return;  // the attempt already timed out on the client
@@ -416,6 +418,7 @@ void Simulation::Impl::on_timer(std::uint32_t which) {
       const std::uint32_t id = at.op;
       const NodeId host = at.host;
       end_attempt(e.id, ResponseKind::Timeout);
+      detect_timeout(host);  // Node.js: too many timed-out requests remove the connection
       Op& op = ops_[id];
       if (op.done) maybe_free_op(id);
       else if (op.alive == 0 && !op.decoding) {

@@ -11,6 +11,7 @@
 //   replica job outstanding.
 // - Job: replica work for a CoordReq; kReplicaArrive (remote only) then kReplicaDone.
 #pragma once
+#include <algorithm>
 #include <array>
 #include <chrono>
 #include <functional>
@@ -331,6 +332,60 @@ struct Simulation::Impl {
   bool pick_connection(const Op& op, NodeId host, std::uint32_t& conn, std::uint32_t& shard);
   void on_fault(std::uint32_t idx);
   void on_detect(std::uint32_t idx);
+
+  // sim_detect.cpp: faults.driver_detection "driver", the driver's own failure detection, and the
+  // connections a `kill` fault closes. Its per-node timer travels as a kDetect whose id carries
+  // kDriverDetectBit and the node (the event queue's 16 types are all taken).
+  static constexpr std::uint32_t kDriverDetectBit = 1u << 23;
+  static constexpr SimTime kNever = std::numeric_limits<SimTime>::max();
+  enum class IdleRule : std::uint8_t {
+    Read,      // a heartbeat after `interval` without a read on the connection (Java 3.x, 4.x: reader idle)
+    Write,     // ... without a request written to it (Node.js: the idle timer restarts at each send)
+    Tick,      // a sweep every `interval`; a connection that read nothing since the last sweep (Python)
+    Periodic,  // every `interval` whatever the traffic (gocql, Rust keepalives)
+  };
+  enum class DownEventRule : std::uint8_t { Ignored, MarksDown, Probes };
+  struct DetectParams {
+    DetectDriver driver = DetectDriver::Java3;
+    IdleRule idle = IdleRule::Read;
+    SimTime interval = 30 * kSec, timeout = 12 * kSec;
+    SimTime first_tick = 30 * kSec;  // Periodic: the first heartbeat after a connection opens
+    SimTime fail_after = 12 * kSec;  // from a heartbeat to the connection's close when none answers
+    DownEventRule down_event = DownEventRule::Ignored;
+    SimTime event_delay = 0;
+    std::uint32_t timeout_threshold = 0;  // Node.js defunctReadTimeoutThreshold (0: none)
+    bool exponential = true;
+    SimTime reconnect_base = kSec, reconnect_max = 600 * kSec;
+  };
+  struct DetectNode {
+    SimTime last_read = 0, last_write = 0, last_tick = 0;
+    SimTime hb_deadline = kNever;  // a heartbeat awaiting its answer: the connection fails then
+    SimTime event_at = kNever;     // a DOWN event from the cluster reaches the driver
+    SimTime reconnect_at = kNever, reconnect_delay = 0;
+    SimTime next_event = kNever;   // the node's pending timer (earlier pushes make later ones stale)
+    std::uint32_t timed_out = 0;   // requests timed out on the client and not answered since
+  };
+  void init_detect();
+  void on_driver_detect(NodeId n);
+  void detect_arm(NodeId n);  // (re)pushes the node's timer at its next due time
+  SimTime heartbeat_due(const DetectNode& d) const;
+  void send_heartbeat(NodeId n, DetectNode& d);
+  void driver_mark_down(NodeId n, const char* by);
+  void driver_mark_up(NodeId n, const char* by);
+  void close_connections(NodeId n);  // kill: the kernel closes the node's sockets
+  void detect_read(NodeId n, bool late) {
+    if (!detect_) return;
+    DetectNode& d = dnodes_[n];
+    d.last_read = std::max(d.last_read, now_);
+    if (late && d.timed_out > 0) --d.timed_out;
+  }
+  void detect_write(NodeId n, SimTime at) {
+    if (detect_) dnodes_[n].last_write = std::max(dnodes_[n].last_write, at);
+  }
+  void detect_timeout(NodeId n);
+  bool detect_ = false;
+  DetectParams dp_;
+  std::vector<DetectNode> dnodes_;
   SimTime net(NodeId a, NodeId b) { return a == b ? 0 : lat_[lat_class_.between(a, b)].sample(net_rng_); }
   SimTime net_client(NodeId n) { return lat_[client_lat_[n]].sample(net_rng_); }
   std::uint32_t shard_of_token(Token t) const;
@@ -455,6 +510,7 @@ struct Simulation::Impl {
   std::vector<std::uint32_t> total_quorum_dc_;  // per DC: rf/2+1 (0 when rf = 0)
   RfTable rf_;  // configured replication factors, as the CL arithmetic uses them
   std::vector<Detection> detections_;
+  std::uint32_t fault_detections_ = 0;  // detections_[0, this) follow faults_ (the rest: topology changes)
   std::vector<FaultEvent> faults_;         // down/up actions in time order
 
   // Progress of the workload.

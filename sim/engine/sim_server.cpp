@@ -422,8 +422,12 @@ void Simulation::Impl::on_replica_done(std::uint32_t job) {
 
 void Simulation::Impl::on_fault(std::uint32_t idx) {
   const FaultEvent& f = faults_[idx];
-  if (f.kind == FaultKind::Down) nodes_.set_down(f.node, now_);
-  else nodes_.set_up(f.node, now_);
+  if (f.kind == FaultKind::Up) {
+    nodes_.set_up(f.node, now_);
+    return;
+  }
+  nodes_.set_down(f.node, now_);
+  if (f.kind == FaultKind::Kill) close_connections(f.node);  // sim_detect.cpp
 }
 
 void Simulation::Impl::on_detect(std::uint32_t idx) {
@@ -431,6 +435,14 @@ void Simulation::Impl::on_detect(std::uint32_t idx) {
   if (d.driver && d.ring) dring_ = d.ring;  // the driver's token map refreshes with the topology event
   if (!d.driver) {
     server_up_[d.node] = d.up ? 1 : 0;
+    // The driver's own detection: the cluster's STATUS_CHANGE event reaches it (the control
+    // connection's node gossiped the change); what it does with it is the driver's (sim_detect.cpp).
+    if (detect_ && idx < fault_detections_) {
+      DetectNode& dn = dnodes_[d.node];
+      if (!d.up && view_.is_up(d.node) && dp_.down_event != DownEventRule::Ignored) dn.event_at = now_ + dp_.event_delay;
+      if (d.up && !view_.is_up(d.node)) dn.reconnect_at = now_;  // UP: an attempt at once
+      detect_arm(d.node);
+    }
     return;
   }
   if (view_.is_up(d.node) == d.up) return;

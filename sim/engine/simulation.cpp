@@ -54,7 +54,7 @@ Simulation::Impl::Impl(const Scenario& sc, const PolicyEntry& entry, std::unique
 
   // Faults: down/up actions (slow and pause windows live in NodeModel) and their detections.
   for (const auto& f : sc.faults.events) {
-    if (f.kind == FaultKind::Down) {
+    if (f.kind == FaultKind::Down || f.kind == FaultKind::Kill) {
       faults_.push_back(f);
       if (f.duration > 0) faults_.push_back({f.at + f.duration, f.node, FaultKind::Up, 0, 1.0});
     } else if (f.kind == FaultKind::Up) {
@@ -68,7 +68,11 @@ Simulation::Impl::Impl(const Scenario& sc, const PolicyEntry& entry, std::unique
     detections_.push_back({faults_[i].at + sc.faults.driver_detection, faults_[i].node, up, true});
     detections_.push_back({faults_[i].at + sc.faults.server_detection, faults_[i].node, up, false});
   }
-  for (std::uint32_t i = 0; i < detections_.size(); ++i) q_.push(detections_[i].at, kDetect, i);
+  fault_detections_ = static_cast<std::uint32_t>(detections_.size());
+  // With the driver's own detection (sim_detect.cpp) the fixed driver-side delays do not apply.
+  const bool fixed = sc.faults.detection == DetectionMode::Fixed;
+  for (std::uint32_t i = 0; i < detections_.size(); ++i)
+    if (fixed || !detections_[i].driver) q_.push(detections_[i].at, kDetect, i);
   answers_fixed_ = sc.faults.events.empty() && !sc.changes.any();
   init_spec_retry();
   if (sc.speculative.enabled && sc.speculative.kind == SpecKind::Percentile) {
@@ -117,6 +121,7 @@ Simulation::Impl::Impl(const Scenario& sc, const PolicyEntry& entry, std::unique
   policy_->init(view_, policy_rng_);
   rm_on_ = policy_->has_driver_replicas();  // the driver's map is built at init
   exact_in_flight_ = policy_->reads_in_flight();
+  init_detect();
 }
 
 bool Simulation::Impl::may_issue() const {
@@ -373,7 +378,10 @@ void Simulation::Impl::dispatch(const EventQueue::Event& e) {
     case kClientResponse: on_client_response(id); break;
     case kTimer: on_timer(id); break;
     case kFault: on_fault(id); break;
-    case kDetect: on_detect(id); break;
+    case kDetect:
+      if (id & kDriverDetectBit) on_driver_detect(id & ~kDriverDetectBit);
+      else on_detect(id);
+      break;
     case kDecoded: on_decoded(id); break;
     case kHopDone: on_hop_done(id); break;
     case kChange:
@@ -500,7 +508,8 @@ std::vector<ScenarioEvent> scenario_events(const Scenario& sc, const Topology& t
     const std::string id = topo.nodes[f.node].id;
     switch (f.kind) {
       case FaultKind::Down:
-        add(f.at, "down", {id});
+      case FaultKind::Kill:
+        add(f.at, f.kind == FaultKind::Down ? "down" : "kill", {id});
         if (f.duration > 0) add(f.at + f.duration, "up", {id});
         break;
       case FaultKind::Up: add(f.at, "up", {id}); break;

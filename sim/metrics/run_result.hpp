@@ -176,6 +176,20 @@ struct SpecRetryResult {
   std::vector<double> threshold_ms; // percentile form: each coordinator's threshold at the end (NodeId order)
 };
 
+// faults.driver_detection "driver": when the driver marked each node down or up, and what told it
+// (sim/engine/sim_detect.cpp), over the whole run, in time order.
+struct DetectionEvent {
+  double at_s = 0;
+  std::string node;
+  bool up = false;
+  std::string by;  // down: "heartbeat", "event", "timeouts", "connection"; up: "reconnect", "event"
+};
+struct DetectionResult {
+  std::string driver;  // whose defaults: java3, java4, python, go, rust, nodejs
+  double interval_ms = 0, timeout_ms = 0;
+  std::vector<DetectionEvent> events;
+};
+
 struct RunResult {
   std::string scenario;
   std::string scenario_hash;  // FNV-1a of the scenario document as run (after --set patches)
@@ -202,6 +216,7 @@ struct RunResult {
   std::optional<TabletResult> tablets;
   std::optional<SpecRetryResult> speculative_retry;
   std::optional<ReplicaMapResult> replica_map;
+  std::optional<DetectionResult> detection;  // faults.driver_detection "driver" only
   EngineResult engine;
   std::vector<std::string> warnings;
 

@@ -215,7 +215,18 @@ std::vector<svg::Marker> event_markers(const Json& r) {
     else if (kind == "pause_end") what = "pause ends";
     else if (kind == "add_node") what = nodes.size() > 1 ? "join" : "joins";
     else if (kind == "remove_node") what = "removed";
+    else if (kind == "kill") what = "killed";
     out.push_back({e.value("at_s", 0.0), who + " " + what + " (" + svg::short_number(e.value("at_s", 0.0)) + " s)"});
+  }
+  // faults.driver_detection "driver": when the driver marked a node down or up, and what told it.
+  if (r.contains("/driver_detection/events"_json_pointer)) {
+    for (const auto& e : r["/driver_detection/events"_json_pointer]) {
+      const double at = e.value("at_s", 0.0);
+      out.push_back({at, fmt::format("driver: {} {} by {} ({} s)", e.value("node", std::string("?")),
+                                     e.value("state", std::string("?")), e.value("by", std::string("?")),
+                                     svg::short_number(at))});
+    }
+    std::stable_sort(out.begin(), out.end(), [](const svg::Marker& a, const svg::Marker& b) { return a.x < b.x; });
   }
   return out;
 }

@@ -175,6 +175,16 @@ OJ report_json_stable(const RunResult& r) {
     if (m->retries > 0) rm["retries_same_host_share"] = share(m->retries_same_host, m->retries);
     j["replica_map"] = std::move(rm);
   }
+  if (r.detection) {
+    OJ ev = OJ::array();
+    for (const DetectionEvent& e : r.detection->events)
+      ev.push_back({{"at_s", round_to(e.at_s, 6)}, {"node", e.node}, {"state", e.up ? "up" : "down"}, {"by", e.by}});
+    j["driver_detection"] = {{"driver", r.detection->driver},
+                             {"interval_ms", round_to(r.detection->interval_ms, 6)},
+                             {"timeout_ms", round_to(r.detection->timeout_ms, 6)},
+                             {"events", std::move(ev)}};
+  }
+
   OJ points = OJ::array();
   const double iv = to_sec(r.timeline.interval());
   for (std::size_t i = 0; i < r.timeline.points().size(); ++i) {
