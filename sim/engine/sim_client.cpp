@@ -221,7 +221,8 @@ void Simulation::Impl::arm(std::uint32_t which) {
 void Simulation::Impl::end_attempt(std::uint32_t a, ResponseKind kind) {
   Attempt& at = attempts_[a];
   LBSIM_DCHECK(at.alive, "an attempt ended twice");
-  LBSIM_DCHECK(ops_[at.op].alive > 0 && view_.in_flight(at.host) > 0, "in-flight attempt count would go negative");
+  LBSIM_DCHECK(ops_[at.op].alive > 0 && (multi_ ? *loaders_[op_loader_[at.op]]->view : view_).in_flight(at.host) > 0,
+               "in-flight attempt count would go negative");
   at.alive = false;
   attempt_live_[a] = kDeadTag;
   if (at.conn != kNoConn) --conns_[at.conn].in_flight;

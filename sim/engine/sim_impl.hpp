@@ -585,7 +585,7 @@ struct Simulation::Impl {
     // The measurement window's figures of this loader.
     std::array<OpStats, kOpKinds> by_op;
     std::vector<std::uint64_t> coordinator;  // per node: its attempts that reached the node as coordinator
-    SimTime cpu_busy_start = 0, cpu_busy_end = 0;
+    SimTime cpu_busy_start = 0, cpu_busy_end = 0, rng_start = 0, rng_end = 0;
   };
   bool multi_ = false;
   std::vector<std::unique_ptr<Loader>> loaders_;

@@ -401,7 +401,10 @@ void Simulation::Impl::open_window() {
   for (NodeId n = 0; n < n_; ++n) snap_start_.push_back(nodes_.snapshot(n, now_));
   cpu_busy_start_ = cpu_.busy_until(now_);
   rng_start_ = cpu_.shared_rng_time();
-  for (const auto& L : loaders_) L->cpu_busy_start = L->cpu->busy_until(now_);
+  for (const auto& L : loaders_) {
+    L->cpu_busy_start = L->cpu->busy_until(now_);
+    L->rng_start = L->cpu->shared_rng_time();
+  }
   shared_draws_start_ = shared_draws_;
   tl_draws_start_ = tl_draws_;
   conn_requests_start_.clear();
@@ -434,7 +437,10 @@ void Simulation::Impl::close_window() {
   }
   cpu_busy_end_ = cpu_.busy_until(now_);
   rng_end_ = cpu_.shared_rng_time();
-  for (const auto& L : loaders_) L->cpu_busy_end = L->cpu->busy_until(now_);
+  for (const auto& L : loaders_) {
+    L->cpu_busy_end = L->cpu->busy_until(now_);
+    L->rng_end = L->cpu->shared_rng_time();
+  }
   result_.client.shared_draws = shared_draws_ - shared_draws_start_;
   result_.client.thread_local_draws = tl_draws_ - tl_draws_start_;
   // Every operation's latency went into its kind's histogram only: the overall one is their merge,
@@ -728,7 +734,7 @@ RunResult Simulation::Impl::collect() {
 
 void Simulation::Impl::collect_loaders(RunResult& r) {
   const double window = static_cast<double>(std::max<SimTime>(r.window, 1));
-  SimTime busy = 0;
+  SimTime busy = 0, rng = 0;
   double cores = 0;
   for (const auto& L : loaders_) {
     LoaderResult lr;
@@ -746,11 +752,15 @@ void Simulation::Impl::collect_loaders(RunResult& r) {
     const SimTime b = L->cpu_busy_end - L->cpu_busy_start;
     lr.cpu_utilization = c > 0 ? static_cast<double>(b) / (window * c) : 0;
     busy += b;
+    rng += L->rng_end - L->rng_start;
     cores += c;
     r.loaders.push_back(std::move(lr));
   }
-  // The combined client CPU: every loader's busy time over every loader's cores.
+  // The combined client CPU: every loader's busy time over every loader's cores; the shared
+  // generators' time summed (each loader's process has its own).
   r.client.cpu_utilization = cores > 0 ? static_cast<double>(busy) / (window * cores) : 0;
+  r.client.shared_rng_s = to_sec(rng);
+  r.client.shared_rng_cpu_fraction = busy > 0 ? static_cast<double>(rng) / static_cast<double>(busy) : 0;
 }
 
 Simulation::Simulation(const Scenario& scenario, const PolicyEntry& entry, std::unique_ptr<policy::Policy> policy,
