@@ -114,6 +114,7 @@ class PlanRandom {
     return static_cast<std::uint32_t>(rng_->below(n));
   }
   Rng& raw() { return *rng_; }
+  void rebind(Rng& rng) { rng_ = &rng; }  // another stream (a scenario's several loaders)
   std::uint32_t shared_draws = 0;
   std::uint32_t thread_local_draws = 0;
 

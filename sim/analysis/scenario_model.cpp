@@ -104,6 +104,12 @@ ScenarioModel analyze_scenario(const Scenario& sc, const std::vector<std::string
       out.policies.push_back({p.name, m});
       continue;
     }
+    if (!sc.loaders.empty()) {  // each loader's place and policy route its own share: simulated only
+      LoadModel m;
+      m.reason = "several loaders (clients) are not modelled: the model routes one client's operations";
+      out.policies.push_back({p.name, m});
+      continue;
+    }
     if (sc.changes.any()) {  // joins, drains and migrations are simulated only
       LoadModel m;
       m.reason = "topology changes (changes.events) are not modelled";

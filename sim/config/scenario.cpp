@@ -162,8 +162,8 @@ Scenario scenario_from_json(Json doc, const std::string& file, const std::string
   Scenario sc;
   sc.file = file;
   sc.dir = dir;
-  Object o(doc, "", {"name", "description", "seed", "cluster", "keyspace", "network", "client", "workload", "timeouts",
-                     "retry", "speculative", "faults", "changes", "report", "policies", "reproduces"});
+  Object o(doc, "", {"name", "description", "seed", "cluster", "keyspace", "network", "client", "clients", "workload",
+                     "timeouts", "retry", "speculative", "faults", "changes", "report", "policies", "reproduces"});
   sc.name = o.str("name");
   if (sc.name.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-") != std::string::npos ||
       sc.name[0] == '.')
@@ -204,7 +204,45 @@ Scenario scenario_from_json(Json doc, const std::string& file, const std::string
   sc.changes = parse_changes(changes, "/changes", topo, initial, sc.cluster.replication);
   if (sc.cluster.replication.tablets) build_tablets(sc);
   sc.network = parse_network(o.find("network"), "/network", topo);
-  sc.client = parse_client(o.find("client"), "/client", topo);
+  if (o.has("client") && o.has("clients"))
+    jsonin::fail("/clients", "give either \"client\" (one loader) or \"clients\" (several loaders), not both");
+  std::vector<const Json*> loader_policies;  // each `clients` entry's "policy", resolved after `policies`
+  if (const Json* cl = o.find("clients")) {
+    const Json& arr = jsonin::as_array(*cl, "/clients");
+    if (arr.empty() || arr.size() > kMaxLoaders)
+      jsonin::fail("/clients", fmt::format("must list 1 to {} loaders, got {}", kMaxLoaders, arr.size()));
+    std::set<std::string> loader_names;
+    for (std::size_t i = 0; i < arr.size(); ++i) {
+      const std::string ip = jsonin::index_path("/clients", i);
+      LoaderSpec l;
+      l.client = parse_client(&arr[i], ip, topo, {"name", "policy"});
+      if (!arr[i].contains("name")) jsonin::fail(jsonin::key_path(ip, "name"), "required field is missing");
+      l.name = jsonin::as_string(arr[i]["name"], jsonin::key_path(ip, "name"));
+      if (l.name.empty() ||
+          l.name.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-") != std::string::npos)
+        jsonin::fail(jsonin::key_path(ip, "name"), "'" + l.name + "' must be non-empty and use only letters, digits, '.', "
+                                                    "'_' and '-'");
+      if (!loader_names.insert(l.name).second)
+        jsonin::fail(jsonin::key_path(ip, "name"), "duplicate loader name '" + l.name + "'");
+      loader_policies.push_back(arr[i].contains("policy") ? &arr[i]["policy"] : nullptr);
+      sc.loaders.push_back(std::move(l));
+    }
+    std::uint64_t threads = 0;
+    for (const LoaderSpec& l : sc.loaders) threads += l.client.mode == LoadMode::Closed ? l.client.threads : 0;
+    if (threads > 1000000)
+      jsonin::fail("/clients", fmt::format("{} threads in all; at most 1000000 closed-loop threads are modelled", threads));
+    const ClientSpec& first = sc.loaders.front().client;
+    for (std::size_t i = 1; i < sc.loaders.size(); ++i) {
+      const ClientSpec& c = sc.loaders[i].client;
+      if (c.connections != first.connections || c.pool_size != first.pool_size)
+        jsonin::fail(jsonin::key_path(jsonin::index_path("/clients", i), "connections"),
+                     "every loader must use the same connections and pool_size (one connection model per run); "
+                     "the first loader's here");
+    }
+    sc.client = first;
+  } else {
+    sc.client = parse_client(o.find("client"), "/client", topo);
+  }
   if (!o.has("workload")) jsonin::fail("/workload", "required field is missing");
   sc.workload = parse_workload(o.at("workload"), "/workload", dir);
   sc.timeouts = parse_timeouts(o.find("timeouts"), "/timeouts");
@@ -248,11 +286,33 @@ Scenario scenario_from_json(Json doc, const std::string& file, const std::string
     std::sort(uses.begin(), uses.end(), [](const FirstUse& a, const FirstUse& b) { return a.record < b.record; });
     for (const FirstUse& u : uses) check_cl(u.cl, u.read, fmt::format("{} record {}", w.trace_file, u.record), sc);
   }
-  if (w.trace || w.read_fraction > 0) check_cl(w.read_cl, true, "/workload/consistency/read", sc);
-  if (w.trace || w.read_fraction + w.lwt_fraction < 1) check_cl(w.write_cl, false, "/workload/consistency/write", sc);
-  if (w.lwt_fraction > 0) check_cl(w.lwt_cl, false, "/workload/consistency/lwt", sc, true);
-  if (w.duration > 0 && w.warmup > 0 && sc.client.mode == LoadMode::Open && sc.client.rate * to_sec(w.duration) < 1)
-    jsonin::fail("/client/rate_ops_s", "the rate gives no operation in the measured duration");
+  if (!sc.loaders.empty()) {
+    if (sc.tablet_map)
+      jsonin::fail("/clients", "several loaders on a tablet keyspace are not modelled (each loader would need its own "
+                               "tablet cache); use one \"client\"");
+    if (w.trace) jsonin::fail("/clients", "a trace replays one client's operations: use one \"client\" with a trace");
+    // Both keep per-client state that lbsim holds once (sim_detect.cpp's connection clocks, the
+    // percentile tracker): with several loaders each process would need its own.
+    if (sc.faults.detection == DetectionMode::Driver)
+      jsonin::fail("/faults/driver_detection", "\"driver\" is not modelled with several loaders (each loader's driver "
+                                               "would need its own connection clocks); use \"fixed\" or one \"client\"");
+    if (sc.speculative.enabled && sc.speculative.kind == SpecKind::Percentile)
+      jsonin::fail("/speculative/kind", "\"percentile\" is not modelled with several loaders (each loader's driver "
+                                        "would need its own tracker); use \"constant\" or one \"client\"");
+  }
+  // The DC-local levels are checked from every loader's datacenter (the first loader's is sc.client's).
+  const ClientSpec first_client = sc.client;
+  for (std::size_t l = 0; l < std::max<std::size_t>(1, sc.loaders.size()); ++l) {
+    if (!sc.loaders.empty()) sc.client = sc.loaders[l].client;
+    if (w.trace || w.read_fraction > 0) check_cl(w.read_cl, true, "/workload/consistency/read", sc);
+    if (w.trace || w.read_fraction + w.lwt_fraction < 1) check_cl(w.write_cl, false, "/workload/consistency/write", sc);
+    if (w.lwt_fraction > 0) check_cl(w.lwt_cl, false, "/workload/consistency/lwt", sc, true);
+    if (w.duration > 0 && w.warmup > 0 && sc.client.mode == LoadMode::Open && sc.client.rate * to_sec(w.duration) < 1)
+      jsonin::fail(sc.loaders.empty() ? "/client/rate_ops_s"
+                                      : jsonin::key_path(jsonin::index_path("/clients", l), "rate_ops_s"),
+                   "the rate gives no operation in the measured duration");
+  }
+  sc.client = first_client;
 
   // Policies: unique file-safe names, specs that the registry accepts, existing local DCs.
   const std::string pp = "/policies";
@@ -276,6 +336,31 @@ Scenario scenario_from_json(Json doc, const std::string& file, const std::string
     check_local_dcs(e.spec, e.path, topo);
     (void)policy::make_policy(e.spec, e.path, ctx);  // validates the spec
     sc.policies.push_back(std::move(e));
+  }
+  // Each loader's own policy: a `policies` entry by name, or an inline spec.
+  for (std::size_t l = 0; l < loader_policies.size(); ++l) {
+    const Json* pj = loader_policies[l];
+    if (!pj) continue;
+    const std::string lp = jsonin::key_path(jsonin::index_path("/clients", l), "policy");
+    if (pj->is_string()) {
+      const std::string want = pj->get<std::string>();
+      const PolicyEntry* e = sc.find_policy(want);
+      if (!e) {
+        std::vector<std::string> valid;
+        for (const auto& p : sc.policies) valid.push_back(p.name);
+        jsonin::fail(lp, "unknown policy '" + want + "'; valid: the names in \"policies\": " + jsonin::join(valid) +
+                             " (or an inline policy spec)");
+      }
+      sc.loaders[l].policy = std::make_shared<const PolicyEntry>(*e);
+    } else {
+      PolicyEntry e;
+      e.name = "inline";
+      e.spec = policy::canonical_spec(*pj);
+      e.path = lp;
+      check_local_dcs(e.spec, e.path, topo);
+      (void)policy::make_policy(e.spec, e.path, ctx);
+      sc.loaders[l].policy = std::make_shared<const PolicyEntry>(std::move(e));
+    }
   }
   // An incident's `reproduces` block (sim/config/incident.hpp): validated, kept, and left out of
   // the document and its hash, so that `lbsim run` of the scenario is the scenario without it.

@@ -1,6 +1,6 @@
 // A scenario: everything one `lbsim run` needs, parsed and validated up front.
 //
-// Top-level keys: name, description, seed, cluster, keyspace, network, client, workload,
+// Top-level keys: name, description, seed, cluster, keyspace, network, client or clients, workload,
 // timeouts, retry, speculative, faults, changes, report, policies (configs/README.md documents each
 // field). Validation is strict: unknown keys, wrong types and out-of-range values are ConfigErrors
 // naming the JSON path and the allowed values, and impossible combinations (a DC-local CL with
@@ -35,6 +35,17 @@ struct PolicyEntry {
   std::string path;          // JSON path of the spec, for messages
 };
 
+// One load generator of `clients` (configs/README.md, "clients"): a full client block, a name,
+// and optionally the policy it always runs.
+struct LoaderSpec {
+  std::string name;
+  ClientSpec client;
+  // The policy this loader always runs (a `policies` entry, or an inline spec named "inline");
+  // null: the policy under comparison, as the one `client` runs it.
+  std::shared_ptr<const PolicyEntry> policy;
+};
+inline constexpr std::size_t kMaxLoaders = 64;
+
 struct ReportSpec {
   SimTime timeline_interval = 0;  // 0: chosen from the measurement window (Timeline::automatic)
 };
@@ -62,7 +73,12 @@ struct Scenario {
   ChangeSpec changes;
   NodeModelSpec nodes;
   NetworkSpec network;
-  ClientSpec client;
+  ClientSpec client;  // with `clients`: the first loader's
+  // `clients` (several loaders, issue 36); empty with one `client`. They share the cluster, the
+  // workload (one generator draws every loader's operations in start order), the timeouts, the
+  // retry and speculative settings and the faults; each has its own place, load, CPU, connections,
+  // policy instance and random streams.
+  std::vector<LoaderSpec> loaders;
   WorkloadSpec workload;
   TimeoutSpec timeouts;
   RetrySpec retry;

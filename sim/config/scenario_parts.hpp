@@ -31,7 +31,9 @@ std::vector<NodeSpec> parse_joining_nodes(const Json* j, const std::string& path
 ChangeSpec parse_changes(const Json* j, const std::string& path, const Topology& topo, std::size_t initial_nodes,
                          const Replication& repl);
 
-ClientSpec parse_client(const Json* j, const std::string& path, const Topology& topo);
+// `extra`: further keys the object may hold, read by the caller (a `clients` entry's name, policy).
+ClientSpec parse_client(const Json* j, const std::string& path, const Topology& topo,
+                        const std::vector<std::string>& extra = {});
 WorkloadSpec parse_workload(const Json& j, const std::string& path, const std::string& dir);
 // A trace file, streamed once (sim/workload/trace_reader.hpp): its errors and its summary.
 std::shared_ptr<const TraceSummary> summarize_trace(const std::string& file, const std::string& where);

@@ -11,7 +11,8 @@ namespace lbsim::scenario_detail {
 
 using jsonin::Object;
 
-ClientSpec parse_client(const Json* j, const std::string& path, const Topology& topo) {
+ClientSpec parse_client(const Json* j, const std::string& path, const Topology& topo,
+                        const std::vector<std::string>& extra) {
   ClientSpec s;
   const Json empty = Json::object();
   if (j && j->is_object()) {
@@ -22,10 +23,12 @@ ClientSpec parse_client(const Json* j, const std::string& path, const Topology& 
     if (j->contains("draw_ns"))
       jsonin::fail(jsonin::key_path(path, "draw_ns"), "removed: use \"thread_local_draw_ns\" and \"shared_draw_ns\"");
   }
-  Object o(j ? *j : empty, path,
-           {"dc", "rack", "threads", "rate_ops_s", "arrivals", "think", "max_in_flight", "cores", "driver_cost",
-            "response_share", "plan_ns", "plan_host_ns", "thread_local_draw_ns", "shared_draw_ns", "line_transfer_ns",
-            "connections", "pool_size", "max_requests_per_connection", "on_busy", "tablets", "stress_retries"});
+  std::vector<std::string> keys = {
+      "dc", "rack", "threads", "rate_ops_s", "arrivals", "think", "max_in_flight", "cores", "driver_cost",
+      "response_share", "plan_ns", "plan_host_ns", "thread_local_draw_ns", "shared_draw_ns", "line_transfer_ns",
+      "connections", "pool_size", "max_requests_per_connection", "on_busy", "tablets", "stress_retries"};
+  keys.insert(keys.end(), extra.begin(), extra.end());
+  Object o(j ? *j : empty, path, keys);
   s.dc = o.str("dc", topo.dcs.front());
   const auto dc = topo.dc_index(s.dc);
   if (!dc) jsonin::fail(o.path_of("dc"), "unknown datacenter '" + s.dc + "'; valid: " + jsonin::join(topo.dcs));

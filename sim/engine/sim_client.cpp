@@ -13,12 +13,13 @@ using policy::ResponseKind;
 // The next host of the operation's plan; for a speculative execution with SpecHostSource::NewPlan
 // (gocql before PR #1531), the next host of a plan of its own, made by the policy as a new query's
 // (the policy's random draws are the operation's; the plan lives until the execution has its host).
-policy::HostId Simulation::Impl::next_host(Op& op, OpExtra& x, bool speculative, bool& fresh) {
+policy::HostId Simulation::Impl::next_host(std::uint32_t id, OpExtra& x, bool speculative, bool& fresh) {
+  Op& op = ops_[id];
   if (!speculative || sc_.speculative.host != SpecHostSource::NewPlan) return op.plan->next();
   if (!fresh) {
     if (!spec_arena_) spec_arena_ = std::make_unique<policy::PlanArena>();
     spec_arena_->reset();
-    spec_plan_ = policy_->new_plan(request_of(op), x.rnd, *spec_arena_);
+    spec_plan_ = policy_of(id).new_plan(request_of(op), x.rnd, *spec_arena_);
     fresh = true;
   }
   return spec_plan_->next();
@@ -38,11 +39,11 @@ bool Simulation::Impl::send_attempt(std::uint32_t id, bool first, policy::HostId
       host = same;
       same = policy::kNoHost;
     } else {
-      host = next_host(op, x, speculative, fresh);
+      host = next_host(id, x, speculative, fresh);
     }
     ++tried;
     if (host == policy::kNoHost) return false;
-    const bool ok = pick_connection(op, host, conn, shard);
+    const bool ok = pick_connection(id, host, conn, shard);
     if (!shard_counts_.empty() && conns_per_host_ > 0) {
       ShardCounts& sc = shard_counts_[host * shards_ + shard];
       ++(ok ? sc.requests : sc.busy);
@@ -53,10 +54,11 @@ bool Simulation::Impl::send_attempt(std::uint32_t id, bool first, policy::HostId
 
   // Client CPU: the request side of the driver cost once per operation (the response side is
   // charged when the answer arrives), plan cost, the plan's new random draws.
-  const ClientSpec& cs = sc_.client;
+  const std::uint32_t loader = op_loader(id);
+  const ClientSpec& cs = client_of(id);
   double work = cs.plan_host_ns * tried;
   if (first) {
-    const double cost = cs.driver_cost.sample_ns(cost_rng_);
+    const double cost = cs.driver_cost.sample_ns(multi_ ? *loaders_[loader]->cost_rng : cost_rng_);
     const double decode = cost * cs.response_share;
     op.decode_ns = static_cast<SimTime>(decode + 0.5);
     work += cs.plan_ns + (cost - decode);
@@ -67,7 +69,8 @@ bool Simulation::Impl::send_attempt(std::uint32_t id, bool first, policy::HostId
   op.tl_charged = x.rnd.thread_local_draws;
   shared_draws_ += shared;
   tl_draws_ += tl;
-  const SimTime sent = cpu_.run(now_, static_cast<SimTime>(work + 0.5), shared, tl, op.thread);
+  ClientCpu& cpu = multi_ ? *loaders_[loader]->cpu : cpu_;
+  const SimTime sent = cpu.run(now_, static_cast<SimTime>(work + 0.5), shared, tl, op.thread);
   LBSIM_DCHECK(sent >= now_, "the client CPU finished work before it started");
 
   const std::uint32_t a = attempts_.alloc();
@@ -101,7 +104,7 @@ bool Simulation::Impl::send_attempt(std::uint32_t id, bool first, policy::HostId
   // The driver's in-flight count starts when the request is written to the connection, after the
   // client CPU has done its work (Java 4.x: the counter of the channel's in-flight stream ids).
   // Only a policy that reads the count needs that timing; for the others it starts at once.
-  if (sent == now_ || !exact_in_flight_) mark_sent(host, shard);
+  if (sent == now_ || !exact_in_flight_) mark_sent(host, shard, loader);
   else {
     pending_sends_.push({sent, a, at.gen});
     next_send_ = pending_sends_.top().at;
@@ -124,7 +127,11 @@ bool Simulation::Impl::send_attempt(std::uint32_t id, bool first, policy::HostId
   c.cl = op.cl;
   c.shard = static_cast<std::uint16_t>(shard);
   c.pending = 1;
-  q_.push(sent + net_client(host), kAttemptArrive, cr);
+  if (multi_) {
+    if (cr >= cr_loader_.size()) cr_loader_.resize(crs_.capacity());
+    cr_loader_[cr] = static_cast<std::uint8_t>(loader);
+  }
+  q_.push(sent + net_client_cr(host, cr), kAttemptArrive, cr);
 
   // Lightweight transactions are not idempotent: the driver neither speculates nor retries them
   // after a client-side error (Java 3.x: only idempotent statements).
@@ -157,19 +164,27 @@ std::uint32_t Simulation::Impl::shard_of_token(Token t) const {
   return shard_of(t, Sharding{sc_.nodes.shards, sc_.nodes.msb_ignore});
 }
 
-void Simulation::Impl::mark_sent(NodeId host, std::uint32_t shard) {
+void Simulation::Impl::mark_sent(NodeId host, std::uint32_t shard, std::uint32_t loader) {
+  if (multi_) {
+    loaders_[loader]->view->add_in_flight(host, shard, 1);
+    loaders_[loader]->policy->on_request_sent(host, now_);
+    return;
+  }
   view_.add_in_flight(host, shard, 1);
   policy_->on_request_sent(host, now_);
 }
 
-bool Simulation::Impl::pick_connection(const Op& op, NodeId host, std::uint32_t& conn, std::uint32_t& shard) {
-  const ClientSpec& cs = sc_.client;
+bool Simulation::Impl::pick_connection(std::uint32_t id, NodeId host, std::uint32_t& conn, std::uint32_t& shard) {
+  const Op& op = ops_[id];
+  const ClientSpec& cs = client_of(id);
   if (conns_per_host_ == 0) {
     conn = kNoConn;
     shard = driver_shard(op, host);
     return true;
   }
-  Conn* pool = &conns_[static_cast<std::size_t>(host) * conns_per_host_];
+  // The loader's own pools (loader-major; loader 0 with one client).
+  const std::size_t base = (std::size_t{op_loader(id)} * n_ + host) * conns_per_host_;
+  Conn* pool = &conns_[base];
   auto least_busy = [&] {  // Java 3.x HostConnectionPool: the first connection with the fewest in flight
     std::uint32_t best = 0;
     for (std::uint32_t i = 1; i < conns_per_host_; ++i)
@@ -196,7 +211,7 @@ bool Simulation::Impl::pick_connection(const Op& op, NodeId host, std::uint32_t&
   ++c.in_flight;
   c.peak = std::max(c.peak, c.in_flight);
   ++c.requests;
-  conn = static_cast<std::uint32_t>(host) * conns_per_host_ + pick;
+  conn = static_cast<std::uint32_t>(base + pick);
   shard = c.shard;
   return true;
 }
@@ -206,7 +221,7 @@ void Simulation::Impl::drain_sends() {
     const PendingSend p = pending_sends_.top();
     pending_sends_.pop();
     LBSIM_DCHECK(attempts_[p.attempt].gen == p.gen && attempts_[p.attempt].alive, "an attempt ended before it was sent");
-    mark_sent(attempts_[p.attempt].host, attempts_[p.attempt].shard);
+    mark_sent(attempts_[p.attempt].host, attempts_[p.attempt].shard, op_loader(attempts_[p.attempt].op));
   }
   next_send_ = pending_sends_.empty() ? std::numeric_limits<SimTime>::max() : pending_sends_.top().at;
 }
@@ -233,12 +248,19 @@ void Simulation::Impl::arm(std::uint32_t which) {
 void Simulation::Impl::end_attempt(std::uint32_t a, ResponseKind kind) {
   Attempt& at = attempts_[a];
   LBSIM_DCHECK(at.alive, "an attempt ended twice");
-  LBSIM_DCHECK(ops_[at.op].alive > 0 && view_.in_flight(at.host) > 0, "in-flight attempt count would go negative");
+  LBSIM_DCHECK(ops_[at.op].alive > 0 && (multi_ ? *loaders_[op_loader_[at.op]]->view : view_).in_flight(at.host) > 0,
+               "in-flight attempt count would go negative");
   at.alive = false;
   attempt_live_[a] = kDeadTag;
-  view_.add_in_flight(at.host, at.shard, -1);
   if (at.conn != kNoConn) --conns_[at.conn].in_flight;
-  policy_->on_response(at.host, now_, now_ - at.sent, kind);
+  if (multi_) {
+    Loader& L = *loaders_[op_loader_[at.op]];
+    L.view->add_in_flight(at.host, at.shard, -1);
+    L.policy->on_response(at.host, now_, now_ - at.sent, kind);
+  } else {
+    view_.add_in_flight(at.host, at.shard, -1);
+    policy_->on_response(at.host, now_, now_ - at.sent, kind);
+  }
   // The percentile tracker records each execution's latency (Cluster.Manager.reportQuery from
   // RequestHandler.SpeculativeExecution onSet / onException / onTimeout) except the fast errors it
   // excludes (PercentileTracker.EXCLUDED_EXCEPTIONS: Unavailable, Overloaded, ...) and the executions
@@ -289,7 +311,7 @@ void Simulation::Impl::after_failure(std::uint32_t id, ErrorKind error, bool ret
 void Simulation::Impl::fail_or_restart(std::uint32_t id, ErrorKind error) {
   if (!stress_tries_.empty()) {
     if (id >= stress_tries_.size()) stress_tries_.resize(ops_.capacity());
-    if (stress_tries_[id] < sc_.client.stress_retries) {
+    if (stress_tries_[id] < client_of(id).stress_retries) {
       ++stress_tries_[id];
       ++stress_retries_;
       restart_op(id);
@@ -310,7 +332,7 @@ void Simulation::Impl::restart_op(std::uint32_t id) {
   x.rnd.thread_local_draws = 0;
   op.shared_charged = 0;
   op.tl_charged = 0;
-  op.plan = policy_->new_plan(request_of(op), x.rnd, x.arena);
+  op.plan = policy_of(id).new_plan(request_of(op), x.rnd, x.arena);
   if (!send_attempt(id, true)) fail_or_restart(id, ErrorKind::NoHostAvailable);
 }
 
@@ -356,7 +378,7 @@ void Simulation::Impl::on_client_response(std::uint32_t cr) {
   // left the arena's first line as slow to read at the next start as none did (rdtscp-timed,
   // 1M operations: 256-272 vs 193-301 cycles; its other two lines about 100 either way), and a
   // PREFETCHW of it one event ahead made that read hit but not the run faster (issue 14).
-  const SimTime end = cpu_.run(now_, op.decode_ns, 0, 0, op.thread);
+  const SimTime end = (multi_ ? *loaders_[op_loader_[id]]->cpu : cpu_).run(now_, op.decode_ns, 0, 0, op.thread);
   if (end == now_) {
     on_decoded(id);
     return;

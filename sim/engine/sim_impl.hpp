@@ -180,7 +180,7 @@ struct Simulation::Impl {
   // simulation.cpp
   RunResult run(const RunOptions& options);
   void dispatch(const EventQueue::Event& e);
-  void start_op(std::uint32_t thread);
+  void start_op(std::uint32_t thread, std::uint32_t loader = 0);  // loader: an open-loop arrival's
   // The workload's next operation (OpGenerator::next) and, with draws ahead, its range.
   bool next_draw(OpDraw& d, std::uint32_t& range);
   void finish_op(std::uint32_t op, bool success, ErrorKind error);
@@ -188,7 +188,7 @@ struct Simulation::Impl {
   void open_window();
   void close_window();
   bool may_issue() const;
-  void schedule_next_arrival();
+  void schedule_next_arrival(std::uint32_t loader = 0);
   RunResult collect();
   // Debug builds (LBSIM_DEBUG_CHECKS): the model's invariants after an event; `full` adds the
   // scans over the slabs and hosts. Release builds compile the calls out.
@@ -198,7 +198,7 @@ struct Simulation::Impl {
   // false: the plan is exhausted. `same`: a retry on that host first (a driver's RETRY_SAME).
   // `speculative`: a speculative execution (SpeculativeSpec::host).
   bool send_attempt(std::uint32_t op, bool first, policy::HostId same = policy::kNoHost, bool speculative = false);
-  policy::HostId next_host(Op& op, OpExtra& x, bool speculative, bool& fresh);
+  policy::HostId next_host(std::uint32_t id, OpExtra& x, bool speculative, bool& fresh);
   void on_client_response(std::uint32_t cr);
   void on_timer(std::uint32_t which);
   void end_attempt(std::uint32_t a, policy::ResponseKind kind);
@@ -212,7 +212,7 @@ struct Simulation::Impl {
   void arm(std::uint32_t which);
   bool timer_live(std::uint32_t which, const DeadlineFifo::Entry& e) const;
   void on_decoded(std::uint32_t op);
-  void mark_sent(NodeId host, std::uint32_t shard);
+  void mark_sent(NodeId host, std::uint32_t shard, std::uint32_t loader);
   void drain_sends();  // attempts whose send time has come count as in flight
 
   // sim_tablets.cpp: tablet keyspaces (the server's map, migrations, the driver's cache) and
@@ -329,7 +329,7 @@ struct Simulation::Impl {
   void store_need(std::uint32_t cr, const ClNeed& need);
   // The connection (and shard) for an attempt to `host`, or false when the chosen connection is
   // full and the driver gives up on the host (BusyPoolException).
-  bool pick_connection(const Op& op, NodeId host, std::uint32_t& conn, std::uint32_t& shard);
+  bool pick_connection(std::uint32_t id, NodeId host, std::uint32_t& conn, std::uint32_t& shard);
   void on_fault(std::uint32_t idx);
   void on_detect(std::uint32_t idx);
 
@@ -388,6 +388,11 @@ struct Simulation::Impl {
   std::vector<DetectNode> dnodes_;
   SimTime net(NodeId a, NodeId b) { return a == b ? 0 : lat_[lat_class_.between(a, b)].sample(net_rng_); }
   SimTime net_client(NodeId n) { return lat_[client_lat_[n]].sample(net_rng_); }
+  // The network between node n and the loader of coordinator request cr (client_lat_ is
+  // loader-major: n_ entries per loader).
+  SimTime net_client_cr(NodeId n, std::uint32_t cr) {
+    return multi_ ? lat_[client_lat_[std::size_t{cr_loader_[cr]} * n_ + n]].sample(net_rng_) : net_client(n);
+  }
   std::uint32_t shard_of_token(Token t) const;
   // The event-queue lane of (node, shard)'s completions (EventQueue::push_lane): the per_shard
   // servers finish their work in FIFO order.
@@ -631,6 +636,45 @@ struct Simulation::Impl {
   bool split_before_ = false;              // the table split since it was created (2025.1's growing mode)
   bool merge_warned_ = false;
   std::uint32_t resize_seq_ = 0;           // decision number (stale refresh ticks are ignored)
+
+  // Several loaders (scenario `clients`, issue 36). Loader 0 is the members above (policy_, view_,
+  // cpu_, plan_rng_, arrival_rng_, think_rng_, cost_rng_, client_lat_'s first n_ entries); loader
+  // l > 0 owns its instances and streams, forked from the seed by name and index. With one
+  // `client`, multi_ is false and nothing below is read: every per-loader lookup is a branch on it.
+  struct Loader {
+    const ClientSpec* spec = nullptr;
+    std::string name, policy_name;
+    policy::Policy* policy = nullptr;
+    policy::ClusterView* view = nullptr;
+    ClientCpu* cpu = nullptr;
+    Rng* plan_rng = nullptr;
+    Rng* arrival_rng = nullptr;
+    Rng* think_rng = nullptr;
+    Rng* cost_rng = nullptr;
+    std::unique_ptr<policy::Policy> own_policy;
+    std::unique_ptr<policy::ClusterView> own_view;
+    std::unique_ptr<ClientCpu> own_cpu;
+    Rng own_policy_rng, own_plan_rng, own_arrival_rng, own_think_rng, own_cost_rng;
+    std::uint32_t first_thread = 0;  // closed loop: threads [first_thread, first_thread + spec->threads)
+    std::uint64_t in_flight = 0;     // open loop: its operations outstanding (max_in_flight)
+    // The measurement window's figures of this loader.
+    std::array<OpStats, kOpKinds> by_op;
+    std::vector<std::uint64_t> coordinator;  // per node: its attempts that reached the node as coordinator
+    SimTime cpu_busy_start = 0, cpu_busy_end = 0, rng_start = 0, rng_end = 0;
+  };
+  bool multi_ = false;
+  std::vector<std::unique_ptr<Loader>> loaders_;
+  std::vector<std::uint8_t> op_loader_;      // per operation slot (multi_ only)
+  std::vector<std::uint8_t> cr_loader_;      // per coordinator request slot (multi_ only)
+  std::vector<std::uint8_t> thread_loader_;  // per closed-loop thread (multi_ only)
+  // Open-loop arrivals of loader l travel as kOpStart with id kOpenLoop - l.
+  static constexpr std::uint32_t kFirstOpenLoop = kOpenLoop - 63;
+  std::uint32_t op_loader(std::uint32_t op) const { return multi_ ? op_loader_[op] : 0; }
+  policy::Policy& policy_of(std::uint32_t op) { return multi_ ? *loaders_[op_loader_[op]]->policy : *policy_; }
+  const ClientSpec& client_of(std::uint32_t op) const { return multi_ ? *loaders_[op_loader_[op]]->spec : sc_.client; }
+  void init_loaders();
+  void start_loader_arrivals(std::uint32_t l);
+  void collect_loaders(RunResult& r);
 
   RunResult result_;
 };

@@ -22,7 +22,7 @@ void Simulation::Impl::respond(std::uint32_t cr, bool success, ErrorKind error) 
       (success || error == ErrorKind::ReadTimeout)) [[unlikely]]
     spec_record(c);
   ++c.pending;
-  q_.push(now_ + net_client(c.node), kClientResponse, cr);
+  q_.push(now_ + net_client_cr(c.node, cr), kClientResponse, cr);
   // The answer reaches the client a network hop from now and reads its attempt, written when it
   // was sent (cold at 10,000 client threads): fetched ahead (issue 14).
   if (in_flight_ >= kColdInFlight) {
@@ -50,7 +50,10 @@ void Simulation::Impl::on_attempt_arrive(std::uint32_t cr) {
     return;
   }
   ++nodes_.counters(node).coordinator_ops;
-  if (window_open_ && !window_closed_) result_.timeline.record_coordinator(now_ - window_start_, node);
+  if (window_open_ && !window_closed_) {
+    result_.timeline.record_coordinator(now_ - window_start_, node);
+    if (multi_) ++loaders_[cr_loader_[cr]]->coordinator[node];
+  }
   if (!shard_counts_.empty()) ++shard_counts_[lane(node, c.shard)].coordinator;  // (node, shard) as lanes are
   c.epoch = nodes_.epoch(node);
   if (!admitted_.empty()) {
@@ -442,6 +445,15 @@ void Simulation::Impl::on_detect(std::uint32_t idx) {
       if (!d.up && view_.is_up(d.node) && dp_.down_event != DownEventRule::Ignored) dn.event_at = now_ + dp_.event_delay;
       if (d.up && !view_.is_up(d.node)) dn.reconnect_at = now_;  // UP: an attempt at once
       detect_arm(d.node);
+    }
+    return;
+  }
+  if (multi_) {  // every loader's driver learns it at the same time
+    for (const auto& L : loaders_) {
+      if (L->view->is_up(d.node) == d.up) continue;
+      L->view->set_up(d.node, d.up);
+      if (d.up) L->policy->on_up(d.node);
+      else L->policy->on_down(d.node);
     }
     return;
   }

@@ -46,8 +46,13 @@ Simulation::Impl::Impl(const Scenario& sc, const PolicyEntry& entry, std::unique
   lat_ = {Dist::constant(0), net.same_rack, net.same_dc, net.cross_dc};
   for (const auto& p : net.dc_pairs) lat_.push_back(p.latency);
   lat_class_ = LatencyClasses(topo_, net);
-  client_lat_.assign(n_, 0);
-  for (NodeId a = 0; a < n_; ++a) client_lat_[a] = lat_class_.client(sc.client.rack_index, sc.client.dc_index, a);
+  // Per loader (loader-major), the network class between it and each node; one loader: sc.client.
+  const std::size_t nl = std::max<std::size_t>(1, sc.loaders.size());
+  client_lat_.assign(nl * n_, 0);
+  for (std::size_t l = 0; l < nl; ++l) {
+    const ClientSpec& c = sc.loaders.empty() ? sc.client : sc.loaders[l].client;
+    for (NodeId a = 0; a < n_; ++a) client_lat_[l * n_ + a] = lat_class_.client(c.rack_index, c.dc_index, a);
+  }
 
   // Replication factors per DC as the coordinator's CL arithmetic uses them.
   rf_ = RfTable::of(topo_, ring_.replication());
@@ -107,7 +112,8 @@ Simulation::Impl::Impl(const Scenario& sc, const PolicyEntry& entry, std::unique
   if (sc.client.connections != Connections::None) {
     const bool aware = sc.client.connections == Connections::ShardAware;
     conns_per_host_ = aware || sc.client.pool_size == 0 ? shards_ : sc.client.pool_size;
-    conns_.resize(n_ * conns_per_host_);
+    // Every loader has its own pools (loader-major); all loaders share one connection model.
+    conns_.resize(std::max<std::size_t>(1, sc.loaders.size()) * n_ * conns_per_host_);
     // Plain: each new connection gets the shard with the fewest connections (ties: the lowest).
     for (std::size_t i = 0; i < conns_.size(); ++i) conns_[i].shard = static_cast<std::uint32_t>(i % conns_per_host_ % shards_);
   }
@@ -122,6 +128,79 @@ Simulation::Impl::Impl(const Scenario& sc, const PolicyEntry& entry, std::unique
   rm_on_ = policy_->has_driver_replicas();  // the driver's map is built at init
   exact_in_flight_ = policy_->reads_in_flight();
   init_detect();
+  if (!sc.loaders.empty()) init_loaders();
+}
+
+void Simulation::Impl::init_loaders() {
+  multi_ = true;
+  std::uint32_t thread = 0;
+  for (std::size_t l = 0; l < sc_.loaders.size(); ++l) {
+    const LoaderSpec& ls = sc_.loaders[l];
+    auto L = std::make_unique<Loader>();
+    L->spec = &ls.client;
+    L->name = ls.name;
+    const PolicyEntry& pe = ls.policy ? *ls.policy : entry_;
+    L->policy_name = pe.name;
+    if (l == 0 && !ls.policy) {
+      L->policy = policy_.get();
+      L->view = &view_;
+      L->cpu = &cpu_;
+      L->plan_rng = &plan_rng_;
+      L->arrival_rng = &arrival_rng_;
+      L->think_rng = &think_rng_;
+      L->cost_rng = &cost_rng_;
+    } else {
+      // Its own streams, forked by name and loader index (loader 0 keeps the one-client streams,
+      // unless it runs a policy of its own).
+      L->own_policy_rng = root_.fork("policy", l);
+      L->own_plan_rng = root_.fork("plan", l);
+      L->own_arrival_rng = root_.fork("arrivals", l);
+      L->own_think_rng = root_.fork("think", l);
+      L->own_cost_rng = root_.fork("driver_cost", l);
+      L->plan_rng = &L->own_plan_rng;
+      L->arrival_rng = &L->own_arrival_rng;
+      L->think_rng = &L->own_think_rng;
+      L->cost_rng = &L->own_cost_rng;
+      L->own_view = std::make_unique<policy::ClusterView>(view_);  // the same initial state (joining nodes down)
+      L->view = L->own_view.get();
+      L->own_cpu = std::make_unique<ClientCpu>(ls.client);
+      L->cpu = L->own_cpu.get();
+      policy::BuildContext ctx;
+      ctx.topology = &topo_;
+      ctx.replication = &sc_.cluster.replication;
+      L->own_policy = policy::make_policy(pe.spec, pe.path, ctx);
+      L->policy = L->own_policy.get();
+      L->policy->init(*L->view, L->own_policy_rng);
+      exact_in_flight_ = exact_in_flight_ || L->policy->reads_in_flight();
+    }
+    L->first_thread = thread;
+    if (ls.client.mode == LoadMode::Closed) {
+      thread += ls.client.threads;
+      thread_loader_.resize(thread, static_cast<std::uint8_t>(l));
+    }
+    L->coordinator.assign(n_, 0);
+    loaders_.push_back(std::move(L));
+  }
+  result_.client.open_loop = false;
+  result_.client.threads = 0;
+  result_.client.rate_ops_s = 0;
+  for (const auto& L : loaders_) {
+    if (L->spec->mode == LoadMode::Open) {
+      result_.client.open_loop = true;
+      result_.client.rate_ops_s += L->spec->rate;
+    } else {
+      result_.client.threads += L->spec->threads;
+    }
+  }
+}
+
+void Simulation::Impl::start_loader_arrivals(std::uint32_t l) {
+  const Loader& L = *loaders_[l];
+  if (L.spec->mode == LoadMode::Open) {
+    schedule_next_arrival(l);
+  } else {
+    for (std::uint32_t t = 0; t < L.spec->threads && !finished_all_; ++t) start_op(L.first_thread + t);
+  }
 }
 
 bool Simulation::Impl::may_issue() const {
@@ -129,7 +208,7 @@ bool Simulation::Impl::may_issue() const {
   return target_ == 0 ? true : issued_ < target_;
 }
 
-void Simulation::Impl::schedule_next_arrival() {
+void Simulation::Impl::schedule_next_arrival(std::uint32_t loader) {
   if (!may_issue()) return;
   const WorkloadSpec& w = sc_.workload;
   if (w.trace) {
@@ -141,13 +220,15 @@ void Simulation::Impl::schedule_next_arrival() {
     q_.push(std::max(now_, next_trace_.at), kOpStart, kOpenLoop);
     return;
   }
-  const double gap_ns = 1e9 / sc_.client.rate;
-  const double gap = sc_.client.arrivals == Arrivals::Poisson ? arrival_rng_.exponential(gap_ns) : gap_ns;
+  const ClientSpec& cs = multi_ ? *loaders_[loader]->spec : sc_.client;
+  Rng& rng = multi_ ? *loaders_[loader]->arrival_rng : arrival_rng_;
+  const double gap_ns = 1e9 / cs.rate;
+  const double gap = cs.arrivals == Arrivals::Poisson ? rng.exponential(gap_ns) : gap_ns;
   const SimTime at = now_ + std::max<SimTime>(1, static_cast<SimTime>(gap + 0.5));
-  q_.push(at, kOpStart, kOpenLoop);
+  q_.push(at, kOpStart, kOpenLoop - loader);
 }
 
-void Simulation::Impl::start_op(std::uint32_t thread) {
+void Simulation::Impl::start_op(std::uint32_t thread, std::uint32_t loader) {
   if (!may_issue()) return;
   OpDraw d;
   std::uint32_t range = 0;
@@ -160,11 +241,21 @@ void Simulation::Impl::start_op(std::uint32_t thread) {
     return;
   }
   ++issued_;
-  if (thread == kOpenLoop && in_flight_ >= sc_.client.max_in_flight) {
+  Loader* L = nullptr;
+  if (multi_) {
+    if (thread < kOpenLoop) loader = thread_loader_[thread];
+    L = loaders_[loader].get();
+  }
+  if (thread == kOpenLoop && (L ? L->in_flight >= L->spec->max_in_flight : in_flight_ >= sc_.client.max_in_flight)) {
     // BusyPoolException: the operation fails at once and is never sent.
     ++in_flight_;
     const std::uint32_t op = ops_.alloc();
     if (op >= op_extra_.size()) op_extra_.emplace_back(plan_rng_);
+    if (L) {
+      if (op >= op_loader_.size()) op_loader_.resize(ops_.capacity());
+      op_loader_[op] = static_cast<std::uint8_t>(loader);
+      ++L->in_flight;
+    }
     ops_[op].start = now_;
     ops_[op].kind = d.op;
     finish_op(op, false, ErrorKind::ClientBusy);
@@ -192,9 +283,15 @@ void Simulation::Impl::start_op(std::uint32_t thread) {
   x.arena.reset();
   x.rnd.shared_draws = 0;
   x.rnd.thread_local_draws = 0;
-  op.plan = policy_->new_plan(request_of(op), x.rnd, x.arena);
-  if (rm_on_ && op.routed) {  // replica_source names a driver's map: does its list repeat a host?
-    const std::span<const NodeId> l = policy_->driver_replicas(op.token);
+  if (L) {  // the loader's own policy and plan stream
+    if (id >= op_loader_.size()) op_loader_.resize(ops_.capacity());
+    op_loader_[id] = static_cast<std::uint8_t>(loader);
+    ++L->in_flight;
+    x.rnd.rebind(*L->plan_rng);
+  }
+  op.plan = policy_of(id).new_plan(request_of(op), x.rnd, x.arena);
+  if (rm_on_ && op.routed && policy_of(id).has_driver_replicas()) {  // replica_source names a driver's map: does its list repeat a host?
+    const std::span<const NodeId> l = policy_of(id).driver_replicas(op.token);
     ++rm_ops_;
     bool repeat = false;
     for (std::size_t i = 1; i < l.size() && !repeat; ++i)
@@ -280,20 +377,28 @@ void Simulation::Impl::finish_op(std::uint32_t id, bool success, ErrorKind error
       s.rows += op.rows;
       s.latency.record(lat);  // result_.latency is their merge (close_window)
       result_.timeline.record_op(since, lat);
+      if (multi_) {
+        OpStats& ls = loaders_[op_loader_[id]]->by_op[static_cast<std::size_t>(op.kind)];
+        ++ls.ops;
+        ls.rows += op.rows;
+        ls.latency.record(lat);
+      }
     } else {
       ++s.errors[static_cast<std::size_t>(error)];
       result_.timeline.record_error(since);
+      if (multi_) ++loaders_[op_loader_[id]]->by_op[static_cast<std::size_t>(op.kind)].errors[static_cast<std::size_t>(error)];
     }
     ++measured_;  // = result_.measured_ops() + result_.measured_errors(), without the sums
     if (ops_mode && measured_ >= sc_.workload.ops) close_window();
   }
   const std::uint32_t thread = op.thread;
   op.thread = kNoThread;
+  if (multi_) --loaders_[op_loader_[id]]->in_flight;
   maybe_free_op(id);
   if (target_ != 0 && finished_ >= target_) finished_all_ = true;
   if ((stop_issuing_ || trace_exhausted_) && in_flight_ == 0) finished_all_ = true;
   if (thread < kOpenLoop && !finished_all_) {
-    const Dist& think = sc_.client.think;
+    const Dist& think = multi_ ? loaders_[thread_loader_[thread]]->spec->think : sc_.client.think;
     if (think.is_zero()) {
       // A thread whose operations fail at once (every connection full, no host) starts the next
       // one at the same instant; past a few nested starts it goes through the event queue, so a
@@ -307,7 +412,7 @@ void Simulation::Impl::finish_op(std::uint32_t id, bool success, ErrorKind error
         q_.push(now_, kOpStart, thread);
       }
     } else {
-      q_.push(now_ + think.sample(think_rng_), kOpStart, thread);
+      q_.push(now_ + think.sample(multi_ ? *loaders_[thread_loader_[thread]]->think_rng : think_rng_), kOpStart, thread);
     }
   }
 }
@@ -319,6 +424,10 @@ void Simulation::Impl::open_window() {
   for (NodeId n = 0; n < n_; ++n) snap_start_.push_back(nodes_.snapshot(n, now_));
   cpu_busy_start_ = cpu_.busy_until(now_);
   rng_start_ = cpu_.shared_rng_time();
+  for (const auto& L : loaders_) {
+    L->cpu_busy_start = L->cpu->busy_until(now_);
+    L->rng_start = L->cpu->shared_rng_time();
+  }
   shared_draws_start_ = shared_draws_;
   tl_draws_start_ = tl_draws_;
   conn_requests_start_.clear();
@@ -351,6 +460,10 @@ void Simulation::Impl::close_window() {
   }
   cpu_busy_end_ = cpu_.busy_until(now_);
   rng_end_ = cpu_.shared_rng_time();
+  for (const auto& L : loaders_) {
+    L->cpu_busy_end = L->cpu->busy_until(now_);
+    L->rng_end = L->cpu->shared_rng_time();
+  }
   result_.client.shared_draws = shared_draws_ - shared_draws_start_;
   result_.client.thread_local_draws = tl_draws_ - tl_draws_start_;
   // Every operation's latency went into its kind's histogram only: the overall one is their merge,
@@ -364,9 +477,9 @@ void Simulation::Impl::dispatch(const EventQueue::Event& e) {
   if (next_send_ <= now_) drain_sends();
   switch (e.type()) {
     case kOpStart:
-      if (id == kOpenLoop) {
-        start_op(kOpenLoop);
-        schedule_next_arrival();
+      if (id >= kFirstOpenLoop && id <= kOpenLoop) {  // loader kOpenLoop - id's arrival process
+        start_op(kOpenLoop, kOpenLoop - id);
+        schedule_next_arrival(kOpenLoop - id);
       } else {
         start_op(id);
       }
@@ -421,7 +534,9 @@ RunResult Simulation::Impl::run(const RunOptions& options) {
   }
   if (target_ == 0 && w.duration == 0) finished_all_ = true;  // nothing to do (empty trace)
   const bool open = sc_.client.mode == LoadMode::Open || (w.trace && w.trace_open_loop);
-  if (open) {
+  if (multi_) {
+    for (std::uint32_t l = 0; l < loaders_.size() && !finished_all_; ++l) start_loader_arrivals(l);
+  } else if (open) {
     schedule_next_arrival();
   } else {
     for (std::uint32_t t = 0; t < sc_.client.threads && !finished_all_; ++t) start_op(t);
@@ -560,10 +675,12 @@ RunResult Simulation::Impl::collect() {
     nr.cross_shard_hops = node_hops_[n] - node_hops_start_[n];
     nr.busy_rejections = busy_rejections_[n] - busy_rejections_start_[n];
     if (conns_per_host_ > 0) {
+      // Every loader's connections to the node (each loader has its own pool).
+      const std::size_t nl = std::max<std::size_t>(1, loaders_.size());
       ConnectionStats cs;
-      cs.count = conns_per_host_;
-      for (std::uint32_t i = 0; i < conns_per_host_; ++i) {
-        const std::size_t k = n * conns_per_host_ + i;
+      cs.count = static_cast<std::uint32_t>(conns_per_host_ * nl);
+      for (std::uint32_t i = 0; i < cs.count; ++i) {
+        const std::size_t k = (i / conns_per_host_) * n_ * conns_per_host_ + n * conns_per_host_ + i % conns_per_host_;
         const std::uint64_t req = conns_[k].requests - conn_requests_start_[k];
         cs.requests_min = i == 0 ? req : std::min(cs.requests_min, req);
         cs.requests_max = std::max(cs.requests_max, req);
@@ -609,6 +726,7 @@ RunResult Simulation::Impl::collect() {
   if (sc_.speculative.enabled) r.client.speculative_same_host = speculative_same_host_;
   if (pct_) r.client.speculative_no_delay = pct_no_delay_;
   if (rm_on_) r.replica_map = ReplicaMapResult{rm_ops_, rm_repeated_, rm_retries_, rm_retries_same_};
+  if (multi_) collect_loaders(r);
   if (spec_mode_ != SpecRetryMode::None) {
     SpecRetryResult s;
     s.option = sc_.nodes.speculative_retry.option;
@@ -642,6 +760,37 @@ RunResult Simulation::Impl::collect() {
     r.tablets = std::move(t);
   }
   return r;
+}
+
+void Simulation::Impl::collect_loaders(RunResult& r) {
+  const double window = static_cast<double>(std::max<SimTime>(r.window, 1));
+  SimTime busy = 0, rng = 0;
+  double cores = 0;
+  for (const auto& L : loaders_) {
+    LoaderResult lr;
+    lr.name = L->name;
+    lr.dc = L->spec->dc;
+    lr.rack = L->spec->rack;
+    lr.policy = L->policy_name;
+    lr.open_loop = L->spec->mode == LoadMode::Open;
+    lr.threads = lr.open_loop ? 0 : L->spec->threads;
+    lr.rate_ops_s = lr.open_loop ? L->spec->rate : 0;
+    lr.by_op = L->by_op;
+    for (const OpStats& s : lr.by_op) lr.latency.merge(s.latency);
+    lr.coordinator_ops = L->coordinator;
+    const double c = L->cpu->cores();
+    const SimTime b = L->cpu_busy_end - L->cpu_busy_start;
+    lr.cpu_utilization = c > 0 ? static_cast<double>(b) / (window * c) : 0;
+    busy += b;
+    rng += L->rng_end - L->rng_start;
+    cores += c;
+    r.loaders.push_back(std::move(lr));
+  }
+  // The combined client CPU: every loader's busy time over every loader's cores; the shared
+  // generators' time summed (each loader's process has its own).
+  r.client.cpu_utilization = cores > 0 ? static_cast<double>(busy) / (window * cores) : 0;
+  r.client.shared_rng_s = to_sec(rng);
+  r.client.shared_rng_cpu_fraction = busy > 0 ? static_cast<double>(rng) / static_cast<double>(busy) : 0;
 }
 
 Simulation::Simulation(const Scenario& scenario, const PolicyEntry& entry, std::unique_ptr<policy::Policy> policy,

@@ -190,6 +190,23 @@ struct DetectionResult {
   std::vector<DetectionEvent> events;
 };
 
+// One loader of a scenario with `clients` (issue 36): its share of the combined figures, in the
+// measurement window. Its operations' counts and latencies sum (merge) to the run's; its
+// coordinator_ops sum to nodes[].coordinator_ops.
+struct LoaderResult {
+  std::string name, dc, rack;
+  std::string policy;  // the policy it ran: the one under comparison, a `policies` name, or "inline"
+  bool open_loop = false;
+  std::uint32_t threads = 0;
+  double rate_ops_s = 0;
+  std::array<OpStats, kOpKinds> by_op;
+  LatencyHistogram latency;  // its successful operations
+  std::vector<std::uint64_t> coordinator_ops;  // per node (NodeId order): its attempts that reached it
+  double cpu_utilization = 0;
+  std::uint64_t ops() const { return by_op[0].ops + by_op[1].ops + by_op[2].ops; }
+  std::uint64_t errors() const { return by_op[0].error_total() + by_op[1].error_total() + by_op[2].error_total(); }
+};
+
 struct RunResult {
   std::string scenario;
   std::string scenario_hash;  // FNV-1a of the scenario document as run (after --set patches)
@@ -217,6 +234,7 @@ struct RunResult {
   std::optional<SpecRetryResult> speculative_retry;
   std::optional<ReplicaMapResult> replica_map;
   std::optional<DetectionResult> detection;  // faults.driver_detection "driver" only
+  std::vector<LoaderResult> loaders;  // `clients` only; empty with one client
   EngineResult engine;
   std::vector<std::string> warnings;
 

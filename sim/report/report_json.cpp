@@ -160,6 +160,26 @@ OJ report_json_stable(const RunResult& r) {
   if (r.client.speculative_same_host) client["speculative_same_host"] = *r.client.speculative_same_host;
   if (r.client.speculative_no_delay) client["speculative_no_delay"] = *r.client.speculative_no_delay;
   j["client"] = std::move(client);
+  if (!r.loaders.empty()) {  // `clients` only: each loader's share (results/README.md, "loaders")
+    OJ loaders = OJ::array();
+    const double window_s = to_sec(r.window);
+    for (const LoaderResult& l : r.loaders) {
+      OJ lj{{"name", l.name}, {"dc", l.dc}, {"rack", l.rack.empty() ? OJ(nullptr) : OJ(l.rack)}, {"policy", l.policy}};
+      if (l.open_loop) lj["rate_ops_s"] = round_to(l.rate_ops_s, 3);
+      else lj["threads"] = l.threads;
+      lj["ops"] = l.ops();
+      lj["throughput_ops_s"] = round_to(window_s > 0 ? static_cast<double>(l.ops()) / window_s : 0.0, 3);
+      lj["latency_ms"] = latency_json(l.latency);
+      std::array<std::uint64_t, kErrorKinds> all{};
+      for (const OpStats& s : l.by_op)
+        for (std::size_t k = 0; k < kErrorKinds; ++k) all[k] += s.errors[k];
+      lj["errors"] = errors_json(all);
+      lj["coordinator_ops"] = l.coordinator_ops;
+      lj["cpu_utilization"] = round_to(l.cpu_utilization, 6);
+      loaders.push_back(std::move(lj));
+    }
+    j["loaders"] = std::move(loaders);
+  }
   if (r.speculative_retry) {
     OJ th = OJ::array();
     for (double v : r.speculative_retry->threshold_ms) th.push_back(round_to(v, 6));

@@ -1,5 +1,6 @@
 #include "sim/report/report_text.hpp"
 
+#include <algorithm>
 #include <cmath>
 
 #include <fmt/format.h>
@@ -183,6 +184,27 @@ void print_run(std::ostream& out, const RunResult& r) {
       streaming += fmt::format("{}{} {:.1f} s (sent {} MB, received {} MB)", streaming.empty() ? "" : "; ", n.id,
                                n.streaming->seconds, grouped(n.streaming->sent_mb), grouped(n.streaming->received_mb));
   if (!streaming.empty()) out << "streaming: " << streaming << "\n";
+  if (!r.loaders.empty()) {
+    // `clients`: each loader's share; coordinators are the nodes it sent to, busiest first.
+    const double window_s = to_sec(r.window);
+    out << fmt::format("{:<14} {:<8} {:<8} {:<16} {:>10} {:>12} {:>9} {:>8}  coordinators\n", "loader", "dc", "rack",
+                       "policy", "ops", "op/s", "p99 ms", "errors");
+    for (const LoaderResult& l : r.loaders) {
+      std::vector<std::pair<std::uint64_t, std::size_t>> coord;
+      for (std::size_t n = 0; n < l.coordinator_ops.size(); ++n)
+        if (l.coordinator_ops[n] > 0) coord.emplace_back(l.coordinator_ops[n], n);
+      std::stable_sort(coord.begin(), coord.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+      std::string cs;
+      for (std::size_t i = 0; i < coord.size() && i < 4; ++i)
+        cs += fmt::format("{}{} {}", i ? ", " : "", coord[i].second < r.nodes.size() ? r.nodes[coord[i].second].id : "?",
+                          grouped(static_cast<double>(coord[i].first)));
+      if (coord.size() > 4) cs += fmt::format(", +{} nodes", coord.size() - 4);
+      out << fmt::format("{:<14} {:<8} {:<8} {:<16} {:>10} {:>12} {:>9.2f} {:>8}  {}\n", l.name, l.dc,
+                         l.rack.empty() ? "-" : l.rack, l.policy, grouped(static_cast<double>(l.ops())),
+                         grouped(window_s > 0 ? static_cast<double>(l.ops()) / window_s : 0.0),
+                         to_ms(l.latency.percentile(99)), l.errors(), cs);
+    }
+  }
   if (!e.empty()) out << "errors: " << e << "\n";
   for (const auto& w : r.warnings) out << "warning: " << w << "\n";
   out << "\n";
