@@ -55,6 +55,11 @@ TEST(IncidentFigure, EvaluatesEachKindOnReports) {
       "den": {"kind": "min", "of": [{"kind": "timeline_sum", "policy": "a", "field": "coordinator_ops", "node": 1, "from_s": 10, "to_s": 30},
                                     {"kind": "timeline_sum", "policy": "a", "field": "coordinator_ops", "node": 2, "from_s": 10, "to_s": 30}]}})");
   EXPECT_DOUBLE_EQ(evaluate_figure(*mm.figure, reports), 4.0);
+  // sum: a rack's nodes, e.g. nodes 0 and 2 of [10, 30) (44 + 11).
+  EXPECT_DOUBLE_EQ(evaluate_figure(*fig(R"({"kind": "sum", "of": [
+      {"kind": "timeline_sum", "policy": "a", "field": "coordinator_ops", "node": 0, "from_s": 10, "to_s": 30},
+      {"kind": "timeline_sum", "policy": "a", "field": "coordinator_ops", "node": 2, "from_s": 10, "to_s": 30}]})").figure, reports), 55);
+  EXPECT_THROW(fig(R"({"kind": "sum", "of": []})"), ConfigError);
   EXPECT_EQ(figure_policies(*mm.figure), std::vector<std::string>{"a"});
   // Missing paths, empty intervals and zero denominators are errors, not numbers.
   EXPECT_THROW(evaluate_figure(*fig(R"({"kind": "value", "policy": "b", "path": "/y"})").figure, reports), std::runtime_error);

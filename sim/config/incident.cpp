@@ -19,7 +19,7 @@ constexpr double kBig = 1e18;
 Figure parse_figure(const Json& j, const std::string& path, const std::vector<std::string>& policies, std::size_t nodes) {
   if (!j.is_object()) jsonin::fail(path, std::string("expected an object (a figure), got ") + jsonin::type_name(j));
   const Json* k = j.find("kind") != j.end() ? &j.at("kind") : nullptr;
-  if (!k) jsonin::fail(jsonin::key_path(path, "kind"), "required field is missing; valid: value, timeline_sum, ratio, change, max, min");
+  if (!k) jsonin::fail(jsonin::key_path(path, "kind"), "required field is missing; valid: value, timeline_sum, ratio, change, max, min, sum");
   const std::string kind = jsonin::as_string(*k, jsonin::key_path(path, "kind"));
   Figure f;
   auto policy_of = [&](const Object& o) {
@@ -78,15 +78,15 @@ Figure parse_figure(const Json& j, const std::string& path, const std::vector<st
     f.kind = ratio ? Figure::Kind::Ratio : Figure::Kind::Change;
     f.of.push_back(parse_figure(o.at(a), o.path_of(a), policies, nodes));
     f.of.push_back(parse_figure(o.at(b), o.path_of(b), policies, nodes));
-  } else if (kind == "max" || kind == "min") {
+  } else if (kind == "max" || kind == "min" || kind == "sum") {
     Object o(j, path, {"kind", "of"});
-    f.kind = kind == "max" ? Figure::Kind::Max : Figure::Kind::Min;
+    f.kind = kind == "max" ? Figure::Kind::Max : kind == "min" ? Figure::Kind::Min : Figure::Kind::Sum;
     const Json& arr = jsonin::as_array(o.at("of"), o.path_of("of"));
     for (std::size_t i = 0; i < arr.size(); ++i)
       f.of.push_back(parse_figure(arr[i], jsonin::index_path(o.path_of("of"), i), policies, nodes));
   } else {
     jsonin::fail(jsonin::key_path(path, "kind"),
-                 "unknown value '" + kind + "'; valid: value, timeline_sum, ratio, change, max, min");
+                 "unknown value '" + kind + "'; valid: value, timeline_sum, ratio, change, max, min, sum");
   }
   return f;
 }
@@ -247,6 +247,11 @@ double evaluate_figure(const Figure& f, const std::map<std::string, nlohmann::js
         best = f.kind == Figure::Kind::Max ? std::max(best, v) : std::min(best, v);
       }
       return best;
+    }
+    case Figure::Kind::Sum: {
+      double sum = 0;
+      for (const Figure& g : f.of) sum += evaluate_figure(g, reports);
+      return sum;
     }
   }
   return 0;

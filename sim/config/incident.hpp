@@ -12,7 +12,7 @@
 //        per-node array such as coordinator_ops, then its element i)
 //   {"kind": "ratio", "num": FIG, "den": FIG}                          num / den
 //   {"kind": "change", "new": FIG, "old": FIG}                         new / old - 1
-//   {"kind": "max" | "min", "of": [FIG, ...]}
+//   {"kind": "max" | "min" | "sum", "of": [FIG, ...]}          (sum: e.g. a rack's coordinator_ops)
 // A value or timeline_sum may also name its run: "seed" (the simulation seed instead of the
 // scenario's: run-to-run spread as max / min over seeds) and "set" (a list of --set patches, as
 // test_set: a comparison of two client settings, e.g. client.connections shard_aware / plain).
@@ -32,14 +32,14 @@
 namespace lbsim {
 
 struct Figure {
-  enum class Kind { Value, TimelineSum, Ratio, Change, Max, Min };
+  enum class Kind { Value, TimelineSum, Ratio, Change, Max, Min, Sum };
   Kind kind = Kind::Value;
   std::string policy;  // Value, TimelineSum
   std::string path;    // Value: a JSON pointer into the report
   std::string field;   // TimelineSum
   std::optional<std::size_t> node;
   double from_s = 0, to_s = 0;
-  std::vector<Figure> of;  // Ratio, Change: {num or new, den or old}; Max, Min: the operands
+  std::vector<Figure> of;  // Ratio, Change: {num or new, den or old}; Max, Min, Sum: the operands
   std::optional<std::uint64_t> seed;  // Value, TimelineSum: the run's seed (default: the scenario's)
   std::vector<std::string> set;       // Value, TimelineSum: --set patches of the run (after test_set)
   // The run a Value or TimelineSum reads: the policy name alone without seed and set (so earlier
