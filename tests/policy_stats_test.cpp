@@ -137,5 +137,31 @@ TEST(PolicyStats, LatencyAwareIgnoresTheFastErrorsItExcludes) {
   }
 }
 
+// min_updates false, the C++ driver before CPP-935 (apache/cassandra-cpp-driver#502): the update
+// timer never started, so min_average_ stayed -1 and LatencyAwareQueryPlan::compute_next returned
+// every host at once: the child's plan, whatever the latencies.
+TEST(PolicyStats, LatencyAwareWithoutMinimumUpdatesIsItsChild) {
+  for (const bool updates : {true, false}) {
+    Harness h(scassandra({3}), simple(1),
+              std::string(R"({"type":"LatencyAware","min_measure":10,"child":{"type":"RoundRobin"},"min_updates":)") +
+                  (updates ? "true}" : "false}"));
+    SimTime now = 0;
+    for (int i = 0; i < 20; ++i) {
+      now += kMs;
+      for (HostId x = 0; x < 3; ++x) h.policy().on_response(x, now, (x == 2 ? 30 : 3) * kMs, ResponseKind::Success);
+    }
+    Request r = h.unrouted();
+    r.now = now + 100 * kMs;
+    int slow_first = 0, slow_last = 0;
+    for (int i = 0; i < 30; ++i) {
+      const auto plan = h.plan(r);
+      slow_first += plan.front() == 2u;
+      slow_last += plan.back() == 2u;
+    }
+    EXPECT_EQ(slow_first, updates ? 0 : 10) << updates;
+    EXPECT_EQ(slow_last, updates ? 30 : 10) << updates;
+  }
+}
+
 }  // namespace
 }  // namespace lbsim::policy
