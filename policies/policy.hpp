@@ -226,6 +226,8 @@ enum class ResponseKind : std::uint8_t {
   Timeout,        // server read/write timeout: counted by LatencyAware and by Default4x
   ClientTimeout,  // driver-side timeout (DriverTimeoutException / OperationTimedOutException):
                   // counted by LatencyAware, not by Default4x (4.x onNodeError skips it)
+                  // nor by RustDefault's latency awareness (the request future is dropped);
+                  // the engine's client timeouts (timeouts.client_ms) end attempts with it
   Unavailable,    // not counted by LatencyAware (Java 3.x LatencyAwarePolicy.EXCLUDED_EXCEPTIONS)
   Overloaded,     // not counted
   OtherError      // counted

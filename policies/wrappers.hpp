@@ -24,6 +24,9 @@ struct LatencyAwareOptions {
   SimTime retry_period = 10 * kSec;
   SimTime update_rate = 100 * kMs;
   std::int64_t min_measure = 50;
+  // false: the minimum is never computed, so no host is ever moved (the C++ driver's port of this
+  // policy before CPP-935, apache/cassandra-cpp-driver#502: its update timer was never started).
+  bool min_updates = true;
 };
 std::unique_ptr<Policy> make_latency_aware(std::unique_ptr<Policy> child, LatencyAwareOptions opts);
 

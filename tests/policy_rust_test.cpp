@@ -372,6 +372,70 @@ TEST(RustDefault, PenaltyNeedsStrictlyMoreThanThresholdTimesTheMinimumInMicrosec
   EXPECT_EQ(firsts, (std::set<std::string>{"A", "C", "G"}));
 }
 
+// Release 0.7, the LatencyAwarePolicy of scylla-rust-driver PR #536 (latency_aware.rs and node.rs
+// at ba142e51) under TokenAwarePolicy: its three rules that differ from 0.9.
+const std::string kLatency07 = spec(
+    R"(,"preferred_dc":"eu","permit_dc_failover":true,"latency_awareness":{"release":"0.7","minimum_measurements":5})");
+
+TEST(RustDefault, Release07KeepsPenalisedReplicasBeforeTheOtherNodes) {
+  Harness h(rust_ring(), nts3(), kLatency07);
+  const HostId a = h.id("A"), c = h.id("C"), g = h.id("G");
+  for (SimTime t = 1; t <= 10; ++t) {
+    h.policy().on_response(a, t * kMs, 10 * kMs, ResponseKind::Success);
+    h.policy().on_response(c, t * kMs, 1 * kMs, ResponseKind::Success);
+    h.policy().on_response(g, t * kMs, 1 * kMs, ResponseKind::Success);
+  }
+  // TokenAwarePolicy::plan: the replicas (A penalised, after the others), then B, the only
+  // other node; 0.9 sends A after B (PenalisedHostsAreSkippedByPickAndMovedLast).
+  expect_groups(h, h.routed(160, ConsistencyLevel::LocalOne, 200 * kMs),
+                {{Kind::Shuffled, {"C", "G"}}, {Kind::Shuffled, {"F", "D", "E"}}, {Kind::Ordered, {"A"}},
+                 {Kind::Ordered, {"B"}}});
+}
+
+TEST(RustDefault, Release07MinimumCountsNodesWithFewSamples) {
+  for (const bool r07 : {true, false}) {
+    Harness h(rust_ring(), nts3(), r07 ? kLatency07 : kLatency);
+    for (SimTime t = 1; t <= 10; ++t) {
+      h.policy().on_response(h.id("C"), t * kMs, 1 * kMs, ResponseKind::Success);
+      h.policy().on_response(h.id("G"), t * kMs, 1 * kMs, ResponseKind::Success);
+    }
+    // One sample of 0.1 ms on A (fewer than minimum_measurements, so A is never penalised): 0.7's
+    // minimum is 100 us, so C and G (1,000 us > 2 x 100 us) are penalised and A, the one local
+    // replica left, is always first; 0.9 keeps the minimum at C's and G's 1 ms: nobody penalised.
+    h.policy().on_response(h.id("A"), 11 * kMs, 100 * kUs, ResponseKind::Success);
+    std::set<std::string> firsts;
+    for (int i = 0; i < 300; ++i) firsts.insert(h.name(h.first(h.routed(160, ConsistencyLevel::LocalOne, 200 * kMs))));
+    if (r07) {
+      EXPECT_EQ(firsts, (std::set<std::string>{"A"})) << "0.7";
+    } else {
+      EXPECT_EQ(firsts, (std::set<std::string>{"A", "C", "G"})) << "0.9";
+    }
+  }
+}
+
+TEST(RustDefault, Release07DecaysWithAnImplicitScaleOfOneSecond) {
+  // C's average 1.5 ms is the minimum; A's 4 ms meets a 1 ms sample 0.5 s later: w = ln(1 + d)/d
+  // with d = 0.5 (0.7: seconds) gives 0.811 and 3.43 ms > 2 x 1.5 ms (penalised); with d = 5
+  // (0.9: scale 100 ms) w = 0.358 and 2.08 ms (not penalised).
+  for (const bool r07 : {true, false}) {
+    Harness h(rust_ring(), nts3(), r07 ? kLatency07 : kLatency);
+    HostState st;
+    st.has_latency = true;
+    st.latency_samples = 5;
+    st.latency_average = 1500 * kUs;
+    st.latency_updated = 1400 * kMs;
+    h.policy().restore_state(h.id("C"), st);
+    st.latency_average = 4 * kMs;
+    st.latency_updated = 1 * kSec;
+    h.policy().restore_state(h.id("A"), st);
+    h.policy().on_response(h.id("A"), 1500 * kMs, 1 * kMs, ResponseKind::Success);
+    std::set<std::string> firsts;
+    for (int i = 0; i < 300; ++i) firsts.insert(h.name(h.first(h.routed(160, ConsistencyLevel::LocalOne, 1600 * kMs))));
+    EXPECT_EQ(firsts, r07 ? (std::set<std::string>{"C", "G"}) : (std::set<std::string>{"A", "C", "G"}))
+        << (r07 ? "0.7" : "0.9");
+  }
+}
+
 // rand::rng() draws, counted as ThreadLocal: pick() 1 (choose_filtered), fallback() one per
 // shuffle of 2..12 hosts (IncreasingUniform) and one per rotation.
 TEST(RustDefault, CountsItsThreadLocalDraws) {
@@ -402,6 +466,8 @@ TEST(RustDefault, SpecErrorsNameThePath) {
   EXPECT_NE(error_of(spec(R"(,"latency_awareness":{"update_rate_ms":0})"), t).find("/p/latency_awareness/update_rate_ms"),
             std::string::npos);
   EXPECT_EQ(error_of(spec(R"(,"latency_awareness":true,"enable_shuffling_replicas":false)"), t), "no error");
+  EXPECT_EQ(error_of(spec(R"(,"latency_awareness":{"release":"0.8"})"), t),
+            "/p/latency_awareness/release: unknown value '0.8'; valid: 0.7, 0.9");
   EXPECT_EQ(canonical_type("RustDefaultPolicy"), "RustDefault");
   EXPECT_EQ(Registry::instance().find("RustDefault")->driver, Driver::Rust);
   Harness plain(rust_ring(), nts3(), kEuR1Failover);

@@ -105,5 +105,63 @@ TEST(PolicyStats, LatencyAwareMovesASlowHostToTheEndAfterWarmUp) {
   EXPECT_EQ(slow_first, 10);
 }
 
+// Which answers feed the average: datastax/java-driver 3.x LatencyAwarePolicy.EXCLUDED_EXCEPTIONS
+// (Unavailable, Overloaded, Bootstrapping, Unprepared, QueryValidation: "fast" errors that "tend
+// to make the host's score look better than it actually is"; read at scylladb/java-driver
+// 115a4451); every other error counts, timeouts included. Netflix/astyanax#17 is what counting
+// fast errors does: the failing host's score falls and it gets more traffic.
+TEST(PolicyStats, LatencyAwareIgnoresTheFastErrorsItExcludes) {
+  for (const ResponseKind fast : {ResponseKind::Unavailable, ResponseKind::Overloaded, ResponseKind::OtherError}) {
+    Harness h(scassandra({3}), simple(1),
+              R"({"type":"LatencyAware","min_measure":10,"update_rate_ms":100,"child":{"type":"RoundRobin"}})");
+    SimTime now = 0;
+    for (int i = 0; i < 20; ++i) {
+      now += kMs;
+      for (HostId x = 0; x < 3; ++x) h.policy().on_response(x, now, (x == 2 ? 30 : 3) * kMs, ResponseKind::Success);
+    }
+    // Host 2 now fails fast (0.1 ms) for 1 s while the others keep answering in 3 ms (1 ms
+    // apart, each sample keeps w = ln(1.01)/0.01 = 0.995 of the average: 0.995^1000 < 0.01).
+    for (int i = 0; i < 1000; ++i) {
+      now += kMs;
+      h.policy().on_response(2, now, 100 * kUs, fast);
+      for (HostId x = 0; x < 2; ++x) h.policy().on_response(x, now, 3 * kMs, ResponseKind::Success);
+    }
+    Request r = h.unrouted();
+    r.now = now + 100 * kMs;
+    int slow_first = 0;
+    for (int i = 0; i < 30; ++i) slow_first += h.plan(r).front() == 2u;
+    // Excluded errors leave host 2 at 30 ms, last in every plan; counted ones bring its average
+    // down to about 0.1 ms, the minimum, so the healthy hosts (3 ms > 2 x 0.1 ms) are the ones
+    // moved to the end and the failing host is first in every plan.
+    EXPECT_EQ(slow_first, fast == ResponseKind::OtherError ? 30 : 0) << static_cast<int>(fast);
+  }
+}
+
+// min_updates false, the C++ driver before CPP-935 (apache/cassandra-cpp-driver#502): the update
+// timer never started, so min_average_ stayed -1 and LatencyAwareQueryPlan::compute_next returned
+// every host at once: the child's plan, whatever the latencies.
+TEST(PolicyStats, LatencyAwareWithoutMinimumUpdatesIsItsChild) {
+  for (const bool updates : {true, false}) {
+    Harness h(scassandra({3}), simple(1),
+              std::string(R"({"type":"LatencyAware","min_measure":10,"child":{"type":"RoundRobin"},"min_updates":)") +
+                  (updates ? "true}" : "false}"));
+    SimTime now = 0;
+    for (int i = 0; i < 20; ++i) {
+      now += kMs;
+      for (HostId x = 0; x < 3; ++x) h.policy().on_response(x, now, (x == 2 ? 30 : 3) * kMs, ResponseKind::Success);
+    }
+    Request r = h.unrouted();
+    r.now = now + 100 * kMs;
+    int slow_first = 0, slow_last = 0;
+    for (int i = 0; i < 30; ++i) {
+      const auto plan = h.plan(r);
+      slow_first += plan.front() == 2u;
+      slow_last += plan.back() == 2u;
+    }
+    EXPECT_EQ(slow_first, updates ? 0 : 10) << updates;
+    EXPECT_EQ(slow_last, updates ? 30 : 10) << updates;
+  }
+}
+
 }  // namespace
 }  // namespace lbsim::policy

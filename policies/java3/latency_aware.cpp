@@ -13,6 +13,12 @@
 //   (long)(threshold * min); otherwise it is queued and returned after the child plan. "now" is the
 //   request time (the driver reads the clock at each step).
 // - Stats of a host are reset when it goes down; a host coming up starts a fresh tracker.
+// - min_updates false: the update timer never runs, the minimum stays unknown (-1) and every plan
+//   is the child's. The DataStax C++ driver's LatencyAwarePolicy is a port with these rules
+//   (src/latency_aware_policy.cpp at datastax/cpp-driver 10fdfbe9: on_timer's minimum over hosts
+//   with >= min_measured samples within retry_period; compute_next returns a host at once when
+//   min < 0, else skips it past threshold x min); before CPP-935 (apache/cassandra-cpp-driver#502,
+//   "Latency-aware policy update timer wasn't started on request processors") on_timer never ran.
 // Under TokenAware NEUTRAL (as the javadoc asks) the plan describes its round-robin child's
 // rotation with the hosts it defers (Plan::deferred / pass): NEUTRAL then finds its replicas by
 // position, in O(RF + hosts that may be excluded) instead of walking O(DC size) hosts (issue 14).
@@ -168,7 +174,7 @@ class LatencyAware final : public Policy {
   // only leaves the qualifying set by ageing, so the minimum after the missed ticks is the one of
   // the last tick at which some host still qualified.
   void advance(SimTime now) {
-    if (now < next_tick_) return;
+    if (now < next_tick_ || !o_.min_updates) return;
     const SimTime first = next_tick_;
     const SimTime last = first + (now - first) / o_.update_rate * o_.update_rate;
     next_tick_ = last + o_.update_rate;
@@ -269,13 +275,15 @@ void LatencyPlan::pass(const RotationView& v, std::size_t from, std::size_t to) 
 
 std::unique_ptr<Policy> make_latency_aware_spec(const jsonin::Json& spec, const std::string& path, const BuildContext& ctx) {
   jsonin::Object o(spec, path,
-                   {"type", "exclusion_threshold", "scale_ms", "retry_period_ms", "update_rate_ms", "min_measure", "child"});
+                   {"type", "exclusion_threshold", "scale_ms", "retry_period_ms", "update_rate_ms", "min_measure", "child",
+                    "min_updates"});
   LatencyAwareOptions opts;
   opts.exclusion_threshold = o.number("exclusion_threshold", 1.0, 1e6, 2.0);
   opts.scale = ms_param(o, "scale_ms", 100, false);
   opts.retry_period = ms_param(o, "retry_period_ms", 10000, true);
   opts.update_rate = ms_param(o, "update_rate_ms", 100, false);
   opts.min_measure = o.integer("min_measure", 0, 1000000000, 50);
+  opts.min_updates = o.boolean("min_updates", true);
   return make_latency_aware(make_required_child(o, ctx, "LatencyAware"), opts);
 }
 
@@ -293,6 +301,8 @@ LBSIM_REGISTER_POLICY(LatencyAware, Driver::Java3,
                                               {"retry_period_ms", ">= 0 ms", "10000"},
                                               {"update_rate_ms", "> 0 ms", "100"},
                                               {"min_measure", "0..1e9", "50"},
+                                              {"min_updates",
+                                               "true | false (false: never, as the C++ driver before CPP-935)", "true"},
                                               {"child", "a Java 3.x policy spec", "required"}}),
                       make_latency_aware_spec)
 

@@ -46,6 +46,20 @@
 //   nor driver-side timeouts (the request future is dropped, nothing is reported). The driver
 //   never resets a host's average (its policy trait has no node events). fallback() is evaluated
 //   at the request time (Plan::next has no clock).
+// - latency_awareness.release "0.7": the first latency awareness, scylladb/scylla-rust-driver PR
+//   #536 (merge ba142e51, released in 0.7.0; load_balancing/latency_aware.rs, node.rs), used as
+//   TokenAwarePolicy(LatencyAwarePolicy(RoundRobinPolicy)), the composition #536 benchmarked.
+//   Three rules differ: (1) the average decays with d = (now - last) in seconds, an implicit scale
+//   of 1 s (commit dc081366, which added `scale` in 0.9.0, says so), so scale_ms defaults to 1000;
+//   (2) the minimum is the least average of every node that has one, whatever its number of
+//   samples; (3) the plan is the replicas, penalised ones after the others, then the other nodes,
+//   penalised ones after the others (TokenAwarePolicy::plan chains apply_child_policy(replicas)
+//   and the child's plan without them), so with every replica penalised the first host is a
+//   penalised replica, not another node. The rest is as 0.9: penalised iff >= minimum_measurements
+//   samples, last sample < retry_period ago and average_us > threshold x min_us; the same errors
+//   measured (Session::should_consider_query_for_latency_measurements). 0.7's RoundRobinPolicy
+//   rotates the fast replicas by a hashed counter (compute_rotation): its first host is uniform
+//   among them, as choose_filtered's, which lbsim uses. Release 0.8 is "0.9" with scale_ms 1000.
 // - distance(): the driver keeps pools to every node: LOCAL for the preferred DC (every host
 //   without a preference), REMOTE otherwise; distance_tier 0 for the preferred rack.
 #include <algorithm>
@@ -60,6 +74,8 @@ namespace lbsim::policy {
 namespace {
 
 struct RustLatencyOptions {
+  // release "0.7": the LatencyAwarePolicy of PR #536 under TokenAwarePolicy (see the header).
+  bool release_07 = false;
   double exclusion_threshold = 2.0;
   SimTime retry_period = 10 * kSec;
   SimTime update_rate = 100 * kMs;
@@ -258,12 +274,14 @@ class RustDefault final : public Policy {
     return s.present && s.measures >= o_.latency->minimum_measurements && now - s.timestamp < o_.latency->retry_period &&
            static_cast<double>(s.average / 1000) > o_.latency->exclusion_threshold * static_cast<double>(min_us_);
   }
-  bool pickable(HostId h, SimTime now) const { return view_->is_up(h) && !penalised(h, now); }
+  bool pickable(HostId h, SimTime now, bool penalty = true) const {
+    return view_->is_up(h) && (!penalty || !penalised(h, now));
+  }
   // Tiers that exist for this policy: rack (with a rack), DC (with a DC), any (no DC or failover).
   bool tier(Where w) const {
     return w == Where::Rack ? o_.preferred_rack.has_value() : (w == Where::Dc ? o_.preferred_dc.has_value() : !o_.preferred_dc || failover_);
   }
-  HostId pick_random_replica(std::span<const HostId> set, Where w, SimTime now, CallRng g) const;
+  HostId pick_random_replica(std::span<const HostId> set, Where w, SimTime now, CallRng g, bool penalty = true) const;
   HostId pick_node(std::span<const HostId> nodes, Where w, bool alive, SimTime now, PlanRandom& rnd) const;
   // Ticks of the min-average updater up to `now`: averages only change at events, so one
   // recomputation stands for every tick since the last event.
@@ -271,8 +289,10 @@ class RustDefault final : public Policy {
     if (now < next_tick_) return;
     next_tick_ = (now / o_.latency->update_rate + 1) * o_.latency->update_rate;
     SimTime m = -1;
+    // Release 0.7 (latency_aware.rs at ba142e51): the least average of every node with one.
+    const std::int64_t need = o_.latency->release_07 ? 0 : o_.latency->minimum_measurements;
     for (const LatencyStat& s : stats_)
-      if (s.present && s.measures >= o_.latency->minimum_measurements && (m < 0 || s.average < m)) m = s.average;
+      if (s.present && s.measures >= need && (m < 0 || s.average < m)) m = s.average;
     if (m >= 0) min_us_ = m / 1000;
   }
 
@@ -290,21 +310,21 @@ class RustDefault final : public Policy {
   SimTime next_tick_ = 0;
 };
 
-HostId RustDefault::pick_random_replica(std::span<const HostId> set, Where w, SimTime now, CallRng g) const {
+HostId RustDefault::pick_random_replica(std::span<const HostId> set, Where w, SimTime now, CallRng g, bool penalty) const {
   std::uint32_t n = 0;
   for (HostId h : set) n += in_set(h, w) ? 1 : 0;
   if (n == 0) return kNoHost;
   auto nth = [&](std::uint32_t k, bool filtered) {
     for (HostId h : set) {
-      if (!in_set(h, w) || (filtered && !(matches(h, w) && pickable(h, now)))) continue;
+      if (!in_set(h, w) || (filtered && !(matches(h, w) && pickable(h, now, penalty)))) continue;
       if (k-- == 0) return h;
     }
     return kNoHost;
   };
   const HostId happy = nth(g.below(n), false);
-  if (matches(happy, w) && pickable(happy, now)) return happy;
+  if (matches(happy, w) && pickable(happy, now, penalty)) return happy;
   std::uint32_t k = 0;
-  for (HostId h : set) k += in_set(h, w) && matches(h, w) && pickable(h, now) ? 1 : 0;
+  for (HostId h : set) k += in_set(h, w) && matches(h, w) && pickable(h, now, penalty) ? 1 : 0;
   if (k == 0) return kNoHost;
   return nth(k == 1 ? 0 : g.below(k), true);
 }
@@ -334,6 +354,15 @@ HostId RustDefault::pick(RustPlan& pl) const {
       const HostId h = pick_random_replica(fixed_seed_ ? pl.ordered_ : pl.replicas_, w, pl.now_, CallRng(rnd, fixed_seed_));
       if (h != kNoHost) return h;
     }
+    // Release 0.7: TokenAwarePolicy's plan starts with every replica, the penalised ones after
+    // the others (LatencyAwarePolicy::apply_child_policy), before any other node.
+    if (!pl.lwt_ && o_.latency && o_.latency->release_07 && min_us_ >= 0)
+      for (Where w : {Where::Rack, Where::Dc, Where::Any}) {
+        if (!tier(w)) continue;
+        const HostId h =
+            pick_random_replica(fixed_seed_ ? pl.ordered_ : pl.replicas_, w, pl.now_, CallRng(rnd, fixed_seed_), false);
+        if (h != kNoHost) return h;
+      }
   }
   if (o_.preferred_rack)
     if (HostId h = pick_node(local_nodes_, Where::Rack, true, pl.now_, rnd); h != kNoHost) return h;
@@ -371,9 +400,19 @@ void RustDefault::build_fallback(RustPlan& pl, PlanRandom& rnd, PlanArena& arena
   if (failover_) pl.rot[2] = rotation(all_nodes_.size());
   if (!o_.latency || min_us_ < 0) return;
   // LatencyAwareness::wrap: drain, then the penalised hosts after the others, order kept.
+  // Release 0.7 does it twice: within the replicas, then within the other nodes
+  // (TokenAwarePolicy::plan chains LatencyAware over the replicas and over the rest).
   auto all = arena.hosts(2 * n);
   std::size_t fast = 0, slow = 0;
+  bool replicas = o_.latency->release_07;
   for (HostId h = fallback_next(pl); h != kNoHost; h = fallback_next(pl)) {
+    if (replicas && pl.seg != 0) {  // the replicas are over: their penalised ones go now
+      std::copy(all.begin() + static_cast<std::ptrdiff_t>(n), all.begin() + static_cast<std::ptrdiff_t>(n + slow),
+                all.begin() + static_cast<std::ptrdiff_t>(fast));
+      fast += slow;
+      slow = 0;
+      replicas = false;
+    }
     if (penalised(h, pl.now_)) all[n + slow++] = h;
     else all[fast++] = h;
   }
@@ -463,13 +502,15 @@ std::unique_ptr<Policy> make_rust_default(const jsonin::Json& spec, const std::s
       if (la->get<bool>()) opts.latency = RustLatencyOptions{};
     } else if (la->is_object()) {
       jsonin::Object l(*la, o.path_of("latency_awareness"),
-                       {"exclusion_threshold", "retry_period_ms", "update_rate_ms", "minimum_measurements", "scale_ms"});
+                       {"exclusion_threshold", "retry_period_ms", "update_rate_ms", "minimum_measurements", "scale_ms",
+                        "release"});
       RustLatencyOptions lo;
+      lo.release_07 = l.choice<bool>("release", {{"0.7", true}, {"0.9", false}}, false);
       lo.exclusion_threshold = l.number("exclusion_threshold", 1.0, 1e6, 2.0);
       lo.retry_period = ms_param(l, "retry_period_ms", 10000, true);
       lo.update_rate = ms_param(l, "update_rate_ms", 100, false);
       lo.minimum_measurements = l.integer("minimum_measurements", 0, 1000000000, 50);
-      lo.scale = ms_param(l, "scale_ms", 100, false);
+      lo.scale = ms_param(l, "scale_ms", lo.release_07 ? 1000 : 100, false);
       opts.latency = lo;
     } else {
       jsonin::fail(o.path_of("latency_awareness"),
@@ -491,8 +532,9 @@ LBSIM_REGISTER_POLICY(RustDefault, Driver::Rust,
                           {"permit_dc_failover", "true | false", "false"},
                           {"enable_shuffling_replicas", "true | false", "true"},
                           {"latency_awareness",
-                           "false | true | {exclusion_threshold 1..1e6 (2.0), retry_period_ms >= 0 (10000), "
-                           "update_rate_ms > 0 (100), minimum_measurements 0..1e9 (50), scale_ms > 0 (100)}",
+                           "false | true | {release 0.7 | 0.9 (0.9), exclusion_threshold 1..1e6 (2.0), retry_period_ms "
+                           ">= 0 (10000), update_rate_ms > 0 (100), minimum_measurements 0..1e9 (50), scale_ms > 0 "
+                           "(100; 1000 with release 0.7)}",
                            "false"}}),
                       make_rust_default)
 

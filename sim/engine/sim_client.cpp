@@ -439,7 +439,7 @@ void Simulation::Impl::on_timer(std::uint32_t which) {
       if (at.gen != e.gen || !at.alive) continue;
       const std::uint32_t id = at.op;
       const NodeId host = at.host;
-      end_attempt(e.id, ResponseKind::Timeout);
+      end_attempt(e.id, ResponseKind::ClientTimeout);  // a driver-side timeout (policy.hpp)
       detect_timeout(host);  // Node.js: too many timed-out requests remove the connection
       Op& op = ops_[id];
       if (op.done) maybe_free_op(id);
