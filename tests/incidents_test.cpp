@@ -117,6 +117,7 @@ TEST(IncidentFigure, ReproducesStaysOutOfTheScenario) {
 TEST(Incidents, EveryIncidentAsTheGallerySays) {
   const auto files = incident_files(kIncidents);
   ASSERT_GE(files.size(), 1u);
+  std::size_t passing = 0;
   for (const std::string& f : files) {
     const auto t0 = std::chrono::steady_clock::now();
     const IncidentOutcome o = run_incident(f, /*quick=*/true);
@@ -129,6 +130,7 @@ TEST(Incidents, EveryIncidentAsTheGallerySays) {
       ASSERT_TRUE(o.value) << o.name;
       EXPECT_TRUE(o.pass) << o.name << ": lbsim " << *o.value << ", published " << o.rep.published << " "
                           << tolerance_text(o.rep);
+      passing += o.pass ? 1 : 0;
     } else {
       EXPECT_FALSE(o.pass);
       if (o.value) {
@@ -137,6 +139,8 @@ TEST(Incidents, EveryIncidentAsTheGallerySays) {
       }
     }
   }
+  // Issue 36's bar: at least twelve reproductions (docs/incidents.md, "What the 12 passes are").
+  EXPECT_GE(passing, 12u);
 }
 
 // scylladb/scylla-rust-driver#1425 stays not reproduced, and for a stated reason: with the
