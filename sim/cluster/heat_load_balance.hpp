@@ -10,9 +10,8 @@
 //     the 0.01 dead band, "old" nodes without a rate, the extra replica for speculation);
 //   service/misc_services.cc, cache_hitrate_calculator::recalculate_hitrates: how a node computes
 //     and publishes its rate (the recompute interval and the gossip rule);
-//   the HWLB Boost unit test (test/boost, "Unit tests for testing Heat-Weighted Load Balancing
-//     algorithm internals", function test_hit_rates): the acceptance criteria that
-//     tests/heat_load_balance_test.cpp applies.
+//   test/boost/hwlb_test.cc (named so in scylladb#9285), function test_hit_rates: the acceptance
+//     criteria that tests/heat_load_balance_test.cpp applies.
 //
 // The goal (heat_load_balance.hh's header comment): send each replica a share of the reads such
 // that every replica takes the same number of cache misses per second, while the coordinator, when
@@ -37,8 +36,11 @@ namespace lbsim::hwlb {
 
 // db/consistency_level.cc (filter_for_query, get_hit_rate): hit rates are capped at 0.95 so that
 // a cold node still gets 1/20th of a hot node's reads and near-1 rates do not skew the split. The
-// cap was 0.999 before scylladb#8815's fix (the unit test's test_a case says so), which is the
-// value to use for releases before that fix.
+// cap was 0.999 before scylladb#8815's fix (the unit test's test_a case says so; the same
+// function with 0.999 is in older consistency_level.cc versions), with the same 0.01 dead band:
+// that pair is the "max-min" behaviour #8815 reports (after one of three nodes restarted, the
+// dead band no longer held and the two hot nodes split by their tiny miss ratios, "node B got
+// twice the load as node C"). Which release first shipped 0.95 is not established here.
 inline constexpr double kMaxHitRate = 0.95;
 inline constexpr double kMaxHitRateBefore8815 = 0.999;
 // filter_for_query: HWLB is skipped (proximity order kept) unless max - min > 0.01.
