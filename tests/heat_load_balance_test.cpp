@@ -184,7 +184,7 @@ TEST(HeatLoadBalance, CoordinatorSharesSumToOneAndStayUnderOneOverCl) {
         EXPECT_LE(pp[i], 1.0 / v.cl + 1e-9);
         received[i] += pp[i] / static_cast<double>(v.hr.size());
       }
-      EXPECT_NEAR(pp[me], std::min(v.hr.size() * p[me], 1.0 / v.cl), 1e-12);
+      EXPECT_NEAR(pp[me], std::min(static_cast<double>(v.hr.size()) * p[me], 1.0 / v.cl), 1e-12);
     }
     // Exact expectation (no sampling): the coordinators together deliver the desired shares.
     for (std::size_t i = 0; i < p.size(); ++i) EXPECT_NEAR(received[i], p[i], 1e-9);
@@ -203,7 +203,7 @@ TEST(HeatLoadBalance, CoordinatorOutsideTheReplicasUsesTheClippedShares) {
     ++count[out[0]];
   }
   const auto p = hwlb::miss_equalizing_shares(hr);
-  for (std::size_t i = 0; i < 3; ++i) EXPECT_NEAR(count[i] / double(kDraws), p[i], 0.005);
+  for (std::size_t i = 0; i < 3; ++i) EXPECT_NEAR(static_cast<double>(count[i]) / kDraws, p[i], 0.005);
 }
 
 TEST(HeatLoadBalance, SystematicSampleIncludesEachReplicaKTimesItsShare) {
@@ -219,7 +219,7 @@ TEST(HeatLoadBalance, SystematicSampleIncludesEachReplicaKTimesItsShare) {
     ++count[out[0]];
     ++count[out[1]];
   }
-  for (std::size_t i = 0; i < 4; ++i) EXPECT_NEAR(count[i] / double(kDraws), 2 * pp[i], 0.01);
+  for (std::size_t i = 0; i < 4; ++i) EXPECT_NEAR(static_cast<double>(count[i]) / kDraws, 2 * pp[i], 0.01);
 }
 
 TEST(HeatLoadBalance, ExtraReplicaIsUniformOverTheUnchosen) {
@@ -242,7 +242,7 @@ TEST(HeatLoadBalance, ExtraReplicaIsUniformOverTheUnchosen) {
     ++spare[out[2]];
   }
   for (std::size_t i = 0; i < 5; ++i)
-    EXPECT_NEAR(spare[i] / double(kDraws), (1.0 - 2.0 * pp[i]) / 3.0, 0.005) << i;
+    EXPECT_NEAR(static_cast<double>(spare[i]) / kDraws, (1.0 - 2.0 * pp[i]) / 3.0, 0.005) << i;
 }
 
 TEST(HeatLoadBalance, SameSeedSameChoices) {

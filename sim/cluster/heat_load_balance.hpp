@@ -98,6 +98,10 @@ void systematic_sample(std::span<const double> pp, unsigned k, Rng& rng,
 void choose(std::span<const double> hit_rates, std::size_t me, unsigned k, bool extra, Rng& rng,
             std::vector<std::uint32_t>& out);
 
+// Cost: choose() allocates its share vectors on every call, as the source does. A caller on a hot
+// path can keep coordinator_shares per (coordinator, replica set) until a rate changes (rates move
+// every 0.5-2 s) and call systematic_sample alone, which does not allocate once `out` has room.
+
 // ---- The caller's rules (db/consistency_level.cc) -----------------------------------------------
 
 // What a coordinator knows of one replica's hit rate. rate < 0: the replica publishes none (a node
