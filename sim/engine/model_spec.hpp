@@ -234,6 +234,53 @@ struct SpecRetrySpec {
   std::string option = "NONE";  // as the scenario gives it (reports)
 };
 
+// cluster.cache (issue 37): a read cache per node, split into equal per-shard caches under the
+// per_shard discipline (a key lives in its owning shard's cache: ScyllaDB's row cache is per shard,
+// scylladb/scylladb row_cache.hh). Absent (enabled false): reads cost NodeModelSpec::read and
+// nothing below runs. The parser (sim/config/scenario_model.cpp) documents each field's source in
+// configs/README.md "cluster.cache".
+enum class CacheWriteRule : std::uint8_t {
+  Update,      // a write to a cached partition updates the entry in place (it stays cached)
+  Invalidate,  // a write drops the partition's entry (the next read misses)
+};
+enum class CacheInitial : std::uint8_t {
+  Warm,  // at t = 0 each cache holds the keys its node replicates, most popular last (as after a
+         // CL ALL warm-up that read every key), up to its capacity
+  Cold,  // empty
+};
+struct CacheSpec {
+  bool enabled = false;
+  double capacity_bytes = 0;                      // per node (per_shard: capacity / shards per shard)
+  Dist partition_size = Dist::constant(1024);     // bytes per cached partition, one draw per key
+  Dist hit = Dist::lognormal(200000, 1000000);    // replica read CPU on a cache hit
+  Dist miss = Dist::lognormal(200000, 1000000);   // replica read CPU on a miss (the disk reads add to it)
+  std::uint32_t sstables_per_read = 1;            // A: disk reads per miss
+  CacheWriteRule writes = CacheWriteRule::Update;
+  CacheInitial initial = CacheInitial::Warm;
+};
+
+// cluster.disk (issue 37): one disk per node that queues the cache misses' reads (FIFO, in arrival
+// order). Each read occupies it for 1/read_iops + bytes/read_bandwidth (the two capacities of
+// ScyllaDB's I/O scheduler, measured by iotune: io_properties.yaml read_iops, read_bandwidth) and
+// then takes the device latency outside the queue. Enabled by cluster.cache.
+struct DiskSpec {
+  bool enabled = false;
+  double read_iops = 0;       // reads per second; 0: no IOPS bound
+  double read_bandwidth = 0;  // bytes per second; 0: no bandwidth bound
+  Dist latency = Dist::constant(0);
+};
+
+// ScyllaDB's heat-weighted load balancing for reads at CL > 1 (cluster.cache_hit_rate_read_balancing,
+// scylla.yaml cache_hit_rate_read_balancing, default true; sim/cluster/heat_load_balance.hpp) and
+// Cassandra's dynamic snitch (cluster.dynamic_snitch, cassandra.yaml dynamic_snitch*).
+struct ReadBalancingSpec {
+  bool heat_weighted = false;  // resolved: true when the release is ScyllaDB and a cache is set, unless turned off
+  bool dynamic_snitch = false; // resolved: true for Cassandra releases unless turned off
+  SimTime snitch_update = 100 * kMs;      // dynamic_snitch_update_interval_in_ms
+  SimTime snitch_reset = 600000 * kMs;    // dynamic_snitch_reset_interval_in_ms
+  double snitch_badness = 0.1;            // dynamic_snitch_badness_threshold (per release)
+};
+
 struct NodeModelSpec {
   std::uint32_t shards = 4;
   Discipline discipline = Discipline::PerShard;
@@ -262,6 +309,9 @@ struct NodeModelSpec {
   std::uint32_t max_requests_per_shard = 0;
   // cluster.speculative_retry (the table option; default NONE: no extra read, no event, no draw).
   SpecRetrySpec speculative_retry;
+  CacheSpec cache;     // cluster.cache
+  DiskSpec disk;       // cluster.disk
+  ReadBalancingSpec balancing;
 };
 
 struct NetworkSpec {
@@ -347,7 +397,9 @@ struct SpeculativeSpec {
 // connections drop at once, so the requests in flight on them fail at once and the driver marks
 // the host down at once (every driver: a closed channel defuncts the connection, and a host with
 // no connection left is down). Both end with `duration_s` or an `up` event.
-enum class FaultKind : std::uint8_t { Down, Up, Slow, Pause, Kill };
+// `restart`: the node's process restarts: like `kill` for `duration_s` (0: at once), and its cache
+// (cluster.cache) comes back empty.
+enum class FaultKind : std::uint8_t { Down, Up, Slow, Pause, Kill, Restart };
 
 struct FaultEvent {
   SimTime at = 0;

@@ -637,6 +637,9 @@ std::vector<ScenarioEvent> scenario_events(const Scenario& sc, const Topology& t
         add(f.at, "pause", {id});
         add(f.at + f.duration, "pause_end", {id});
         break;
+      case FaultKind::Restart:  // not parsed yet (issue 37)
+        add(f.at, "restart", {id});
+        break;
     }
   }
   for (const ChangeEvent& c : sc.changes.events) {
