@@ -81,25 +81,32 @@ Chosen choose(const Sample& s, const DistFit& ln, const DistFit& ga, std::vector
   const bool censored = (s.floor_first && !s.count.empty() && s.count[0] > 0) ||
                         (!s.hi.empty() && !std::isfinite(s.hi.back()) && s.count.back() > 0);
   if (!s.count.empty() && !censored) {
-    std::vector<std::pair<double, double>> pts;
-    double first = 0, last = 0;
+    // The histogram itself: its CDF, linear inside each bucket (uniform within a bucket), through
+    // every non-empty bucket's edges; an empty gap becomes a step 1e-6 percentile wide (the table's
+    // percentiles must increase strictly). At most about 1,024 buckets are kept (every k-th edge).
+    const double n = s.total();
+    std::vector<std::size_t> nz;
     for (std::size_t i = 0; i < s.count.size(); ++i)
-      if (s.count[i] > 0) {
-        if (pts.empty() && first == 0) first = s.lo[i];
-        last = s.hi[i];
-      }
-    double prev = 0;
-    for (double p : kTable) {
-      double v = p == 0 ? first : (p == 100 ? last : bucket_quantile(s, p / 100).value_or(last));
-      v = std::max(v, prev);
-      pts.push_back({p, v});
-      prev = v;
+      if (s.count[i] > 0) nz.push_back(i);
+    const std::size_t step = std::max<std::size_t>(1, (nz.size() + 1023) / 1024);
+    std::vector<std::pair<double, double>> pts;
+    double cum = 0;
+    for (std::size_t g = 0; g < nz.size(); g += step) {
+      const std::size_t last = std::min(nz.size(), g + step) - 1;
+      const double lo = s.lo[nz[g]], hi = s.hi[nz[last]];
+      for (std::size_t k = g; k <= last; ++k) cum += s.count[nz[k]];
+      if (pts.empty()) pts.push_back({0.0, lo});
+      else if (lo > pts.back().second) pts.push_back({pts.back().first + 1e-6, lo});
+      const double p = last + 1 == nz.size() ? 100.0 : std::min(100.0 - 1e-5, std::max(100 * cum / n, pts.back().first + 2e-6));
+      pts.push_back({p, hi});
     }
-    c.dist = table_json(pts);
-    c.how = fmt::format("empirical quantile table (lognormal error {:.1f} %, gamma {:.1f} %, both above {:.0f} %)",
+    OJ t = OJ::array();
+    for (const auto& [p, v] : pts) t.push_back(OJ::array({std::round(p * 1e6) / 1e6, r3(v)}));
+    c.dist = OJ{{"dist", "empirical"}, {"percentiles", t}};
+    c.how = fmt::format("empirical table of the histogram itself (lognormal error {:.1f} %, gamma {:.1f} %, both above {:.0f} %)",
                         100 * ln.error, 100 * ga.error, 100 * kMaxFitError);
     c.mean_us = table_mean(pts);
-    c.p99_us = bucket_quantile(s, 0.99).value_or(last);
+    c.p99_us = bucket_quantile(s, 0.99).value_or(pts.back().second);
     c.error = 0;
     return c;
   }

@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "sim/core/error.hpp"
 #include "sim/fit/layouts.hpp"
@@ -144,6 +145,7 @@ Parsed parse_tpstats(const std::string& file, const std::vector<std::string>& ls
   Parsed out;
   enum { None, Pools, Messages } part = None;
   bool wait_columns = false;
+  std::vector<std::string> wait_labels = {"50%", "95%", "99%", "Max"};  // trunk's TpStatsPrinter
   for (std::size_t i = 0; i < ls.size(); ++i) {
     const std::string where = fmt::format("{}:{}", file, i + 1);
     const auto w = words(ls[i]);
@@ -157,7 +159,10 @@ Parsed parse_tpstats(const std::string& file, const std::vector<std::string>& ls
       wait_columns = ls[i].find("Latency waiting in queue") != std::string::npos;
       continue;
     }
-    if (part == Messages && w[0] == "50%") continue;  // the percentile sub-header of the new format
+    if (part == Messages && w[0] == "50%") {  // the percentile sub-header of the new format
+      wait_labels = w;
+      continue;
+    }
     if (part == None)
       throw ConfigError(where, "expected `nodetool tpstats` output: a \"Pool Name  Active  Pending  Completed  Blocked  "
                                "All time blocked\" table, then \"Message type  Dropped ...\"");
@@ -178,9 +183,14 @@ Parsed parse_tpstats(const std::string& file, const std::vector<std::string>& ls
     } else {
       if (v.empty()) throw ConfigError(where, "expected a message row \"TYPE  Dropped [50% 95% 99% Max]\"");
       out.observations.push_back({file, "tpstats dropped " + w[0], "", "", v[0]});
-      if (wait_columns && v.size() >= 4) {
-        out.observations.push_back({file, "tpstats queue wait p50 " + w[0], "", "", v[1]});
-        out.observations.push_back({file, "tpstats queue wait p99 " + w[0], "", "", v[v.size() >= 5 ? 3 : 2]});
+      if (wait_columns && v.size() == wait_labels.size() + 1) {
+        for (std::size_t k = 0; k < wait_labels.size(); ++k)
+          if (wait_labels[k] == "50%" || wait_labels[k] == "99%" || wait_labels[k] == "Max")
+            out.observations.push_back({file, "tpstats queue wait " + wait_labels[k] + " " + w[0], "", "", v[k + 1]});
+      } else if (wait_columns && v.size() > 1) {
+        throw ConfigError(where, fmt::format("{} values after the drop count, {} percentile columns in the header; expected "
+                                             "\"TYPE  Dropped  {}\"",
+                                             v.size() - 1, wait_labels.size(), fmt::join(wait_labels, " ")));
       }
     }
   }
@@ -210,8 +220,11 @@ Parsed parse_info(const std::string& file, const std::vector<std::string>& ls) {
       const auto w = words(item);
       double v = 0;
       if (w.size() >= 2 && (w[0] == "entries") && number(w[1], v)) out.observations.push_back({file, name + " entries", "", "", v});
-      else if (w.size() >= 3 && (w[0] == "size" || w[0] == "capacity") && number(w[1], v))
-        out.observations.push_back({file, name + " " + w[0] + " bytes", "", "", bytes(v, w[2])});
+      else if (w.size() >= 3 && (w[0] == "size" || w[0] == "capacity") && number(w[1], v)) {
+        std::string unit = w[2];  // "KiB", or "(bytes)" in releases before 3.x's human-readable sizes
+        if (unit.size() > 2 && unit.front() == '(' && unit.back() == ')') unit = unit.substr(1, unit.size() - 2);
+        out.observations.push_back({file, name + " " + w[0] + " bytes", "", "", bytes(v, unit)});
+      }
       else if (w.size() >= 2 && (w[1] == "hits" || w[1] == "requests" || w[1] == "misses") && number(w[0], v))
         out.observations.push_back({file, name + " " + w[1], "", "", v});
       else if (w.size() >= 4 && w[1] == "recent" && number(w[0], v))
