@@ -228,6 +228,77 @@ TEST(FitPhysics, FragmentBecomesSetAssignments) {
                ConfigError);
 }
 
+std::string hlog_line(const std::string& tag, const LatencyHistogram& h) {
+  return "Tag=" + tag + ",0.000,1.000,1.000," + hlog::base64(hlog::encode_compressed(h)) + "\n";
+}
+LatencyHistogram lognormal_histogram(double mean_ns, double sigma, int n, std::uint64_t seed) {
+  LatencyHistogram h;
+  std::mt19937_64 g(seed);
+  std::lognormal_distribution<double> d(std::log(mean_ns) - sigma * sigma / 2, sigma);
+  for (int i = 0; i < n; ++i) h.record(static_cast<SimTime>(d(g)));
+  return h;
+}
+
+TEST(FitHlog, LoadGeneratorTagsMeanWhatTheirToolsSay) {
+  const auto h = lognormal_histogram(400e3, 0.5, 2000, 1);
+  std::string text = "#[Histogram log format version 1.3]\n";
+  for (const char* t : {"raw", "co-fixed", "fn--read_row", "WRITE-wt", "custom"}) text += hlog_line(t, h);
+  const auto p = fit::parse_text("gen.hlog", text);
+  ASSERT_EQ(p.samples.size(), 5u);
+  EXPECT_EQ(find_sample(p, "Tag=raw")->role, fit::Role::ClientService);          // scylla-bench, uncorrected
+  EXPECT_EQ(find_sample(p, "Tag=co-fixed")->role, fit::Role::ClientResponse);    // scylla-bench, CO-fixed
+  EXPECT_EQ(find_sample(p, "Tag=fn--read_row")->role, fit::Role::ClientService); // latte
+  EXPECT_EQ(find_sample(p, "Tag=fn--read_row")->op, fit::Op::Read);
+  EXPECT_EQ(find_sample(p, "Tag=WRITE-wt")->role, fit::Role::ClientWait);
+  ASSERT_EQ(p.notes.size(), 1u);  // "custom" is named as unknown
+  EXPECT_NE(p.notes[0].find("custom"), std::string::npos);
+}
+
+TEST(FitChecks, ResponseTimeAboveServiceTimeIsCoordinatedOmission) {
+  // Service times of mean 400 us; response times with a 5 % tail that waited 20 ms to start.
+  const auto st = lognormal_histogram(400e3, 0.5, 20000, 2);
+  LatencyHistogram rt = st;
+  for (int i = 0; i < 1000; ++i) rt.record(20'000'000 + i * 1000);
+  const std::string text = hlog_line("READ-st", st) + hlog_line("READ-rt", rt);
+  const auto doc = fit::fit_fragment({{"cs.hlog", fit::parse_text("cs.hlog", text)}}, {"hlog"});
+  ASSERT_EQ(doc["checks"]["coordinated_omission"].size(), 1u);
+  EXPECT_GT(doc["checks"]["coordinated_omission"][0]["p99_ratio"].get<double>(), 10);
+  EXPECT_EQ(doc["provenance"]["cluster.service.read"]["metric"], "Tag=READ-st");  // the service time, not -rt
+  EXPECT_NEAR(doc["provenance"]["cluster.service.read"]["mean_us"].get<double>(), 400, 400 * 0.05);
+}
+
+TEST(FitChecks, FloorOnlyReadsTakeTheirMeanFromSchedulerRuntimeAndSkewIsReported) {
+  // One node, two shards: every read under 640 us (all in the floor bucket), writes of about 2 ms
+  // above it; statement runtime 1,000 ms over 1,000 reads and 400 writes.
+  std::string text = "# TYPE scylla_storage_proxy_coordinator_write_latency histogram\n";
+  std::uint64_t cum = 0;
+  for (std::size_t i = 0; i + 1 < fit::kScyllaBuckets; ++i) {
+    const double lo = fit::scylla_bucket_lower(i), hi = fit::scylla_bucket_lower(i + 1);
+    const double mid = (lo + hi) / 2;
+    cum += static_cast<std::uint64_t>(std::llround(400 * std::exp(-std::pow(std::log(mid / 2000), 2) / (2 * 0.3 * 0.3)) *
+                                                   (hi - lo) / mid / (0.3 * std::sqrt(2 * M_PI))));
+    text += "scylla_storage_proxy_coordinator_write_latency_bucket{le=\"" + std::to_string(hi) + "\"} " + std::to_string(cum) + "\n";
+  }
+  text += "scylla_storage_proxy_coordinator_write_latency_count{} " + std::to_string(cum) + "\n";
+  text += "scylla_storage_proxy_coordinator_read_latency_bucket{le=\"640.000000\"} 1000\n";
+  text += "scylla_storage_proxy_coordinator_read_latency_count{} 1000\n";
+  text += "scylla_scheduler_runtime_ms{group=\"statement\",shard=\"0\"} 700\n";
+  text += "scylla_scheduler_runtime_ms{group=\"statement\",shard=\"1\"} 300\n";
+  text += "scylla_scheduler_runtime_ms{group=\"compaction\",shard=\"1\"} 5000\n";  // background: not counted
+  text += "scylla_database_total_reads{shard=\"0\"} 1000\nscylla_database_total_writes{shard=\"0\"} 400\n";
+  text += "scylla_reactor_utilization{shard=\"0\"} 70\nscylla_reactor_utilization{shard=\"1\"} 30\n";
+  const auto p = fit::parse_text("n1.prom", text);
+  const auto doc = fit::fit_fragment({{"n1.prom", p}}, {"prometheus"});
+  const double w = doc["provenance"]["cluster.service.write"]["mean_us"].get<double>();
+  EXPECT_NEAR(w, 2000 * std::exp(0.3 * 0.3 / 2), 2000 * 0.05);
+  const auto& r = doc["cluster"]["service"]["read"];
+  EXPECT_EQ(r["dist"], "constant");
+  EXPECT_NEAR(r["us"].get<double>(), (1000e3 - 400 * w) / 1000, 0.01);
+  EXPECT_NE(doc["provenance"]["cluster.service.read"]["written_as"].get<std::string>().find("mean only"), std::string::npos);
+  EXPECT_DOUBLE_EQ(doc["checks"]["shard_skew"][0]["max_over_mean"].get<double>(), 1.4);
+  EXPECT_EQ(doc["checks"]["utilization_law"][0]["runtime_ms"].get<double>(), 1000);
+}
+
 // The acceptance test of issue 38: known service times (tests/data/fit/roundtrip.json: reads
 // lognormal mean 300 us, p99 1,200 us; writes 1,500 / 6,000 us) simulated, exported in every
 // format, fitted back.

@@ -193,7 +193,16 @@ int run_run(const std::vector<std::string>& args) {
     return 0;
   const std::atomic<bool>& interrupted = install_interrupt_handler();
   std::vector<std::string> sets;
-  if (vm.count("physics")) sets = physics_file_sets(vm["physics"].as<std::string>());
+  if (vm.count("physics")) {
+    // The fragment alone first, so that a value the scenario refuses is named with its file.
+    const std::string pfile = vm["physics"].as<std::string>();
+    sets = physics_file_sets(pfile);
+    try {
+      (void)load_scenario(vm["scenario"].as<std::string>(), sets);
+    } catch (const ConfigError& e) {
+      throw ConfigError(pfile + ": " + e.path(), e.message());
+    }
+  }
   for (const auto& a : strings_of(vm, "set")) sets.push_back(a);
   const Scenario sc = load_scenario(vm["scenario"].as<std::string>(), sets);
   // Scenario warnings go to stderr whatever the output mode (--quiet and --json included).

@@ -211,6 +211,7 @@ OJ fit_fragment(const std::vector<std::pair<std::string, Parsed>>& inputs, const
   // The chosen sample per operation.
   OJ cluster = OJ::object(), service = OJ::object(), prov = OJ::object();
   std::map<Op, Chosen> chosen;
+  std::vector<Op> unfitted;
   for (Op op : {Op::Read, Op::Write}) {
     const Fitted* best = nullptr;
     for (const auto& f : fitted) {
@@ -230,7 +231,13 @@ OJ fit_fragment(const std::vector<std::pair<std::string, Parsed>>& inputs, const
       service[op_name(op)] = c.dist;
       prov[key] = p;
       chosen[op] = c;
-    } else if (all_runtime > 0 && all_reads + all_writes > 0) {
+    } else {
+      unfitted.push_back(op);
+    }
+  }
+  for (Op op : unfitted) {
+    const std::string key = std::string("cluster.service.") + op_name(op);
+    if (all_runtime > 0 && all_reads + all_writes > 0) {
       // Neither histogram nor client log: the mean from the utilization law, the only figure left.
       const Op other = op == Op::Read ? Op::Write : Op::Read;
       const double n_op = op == Op::Read ? all_reads : all_writes, n_other = op == Op::Read ? all_writes : all_reads;
