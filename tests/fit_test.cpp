@@ -192,6 +192,20 @@ TEST(FitNodetool, InfoCacheLines) {
   EXPECT_EQ(o.at("Key Cache recent hit rate"), 0.912);
   EXPECT_EQ(o.at("Key Cache capacity bytes"), 103809024);
   EXPECT_EQ(o.at("Counter Cache capacity bytes"), 51380224);
+  const auto doc = fit::fit_fragment({{file, p}}, {"info"});
+  EXPECT_DOUBLE_EQ(doc["observed"]["cache"]["Key Cache"]["hit_rate"].get<double>(), 0.912);  // 93 hits / 102 requests
+  EXPECT_EQ(doc["observed"]["cache"]["Key Cache"]["capacity_bytes"].get<double>(), 103809024);
+}
+
+TEST(FitNodetool, SstablesPerReadAndScyllaCacheAreObserved) {
+  const auto file = (kData / "samples" / "scylla-cfhistograms-scylladb-789.txt").string();
+  const auto doc = fit::fit_fragment({{file, fit::parse_text(file, slurp(file))}}, {"tablehistograms"});
+  EXPECT_EQ(doc["observed"]["sstables_per_read"]["p99"].get<double>(), 0);
+  const auto p = fit::parse_text("n1.prom", "scylla_cache_row_hits{shard=\"0\"} 900\nscylla_cache_row_hits{shard=\"1\"} 600\n"
+                                            "scylla_cache_row_misses{shard=\"0\"} 500\nscylla_cache_bytes_total{shard=\"0\"} 1e9\n");
+  const auto d2 = fit::fit_fragment({{"n1.prom", p}}, {"prometheus"});
+  EXPECT_DOUBLE_EQ(d2["observed"]["cache"]["scylla row cache"]["hit_rate"].get<double>(), 0.75);
+  EXPECT_EQ(d2["observed"]["cache"]["scylla row cache"]["capacity_bytes"].get<double>(), 1e9);
 }
 
 TEST(FitSamples, EveryRealSampleParsesAndItsLatenciesFit) {

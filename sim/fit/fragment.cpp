@@ -365,9 +365,25 @@ OJ fit_fragment(const std::vector<std::pair<std::string, Parsed>>& inputs, const
       }
     }
   }
+  // Cassandra's caches (nodetool info) and sstables per read (tablehistograms), by name.
+  for (const Observation* o : obs) {
+    const auto at = o->metric.find(" Cache ");
+    if (at != std::string::npos && o->metric.rfind("scylla_", 0) != 0) {
+      const std::string cache = o->metric.substr(0, at + 6), what = o->metric.substr(at + 7);
+      auto& c = observed["cache"][cache];
+      if (what == "hits" || what == "requests" || what == "capacity bytes" || what == "recent hit rate")
+        c[what == "capacity bytes" ? "capacity_bytes" : (what == "recent hit rate" ? "recent_hit_rate" : what)] = o->value;
+      if (c.contains("hits") && c.contains("requests") && c["requests"].get<double>() > 0)
+        c["hit_rate"] = r3(c["hits"].get<double>() / c["requests"].get<double>());
+      c["source"] = o->file + " (nodetool info)";
+    }
+    if (o->metric.rfind("tablehistograms SSTables p", 0) == 0)
+      observed["sstables_per_read"][o->metric.substr(std::string("tablehistograms SSTables ").size())] = o->value,
+      observed["sstables_per_read"]["source"] = o->file;
+  }
   if (scylla_cache && row_hits + row_misses > 0)
-    observed["cache"] = OJ{{"row_hit_rate", r3(row_hits / (row_hits + row_misses))}, {"capacity_bytes", cache_total},
-                           {"source", "scylla_cache_row_hits / (row_hits + row_misses); scylla_cache_bytes_total"}};
+    observed["cache"]["scylla row cache"] = OJ{{"hit_rate", r3(row_hits / (row_hits + row_misses))}, {"capacity_bytes", cache_total},
+                                              {"source", "scylla_cache_row_hits / (row_hits + row_misses); scylla_cache_bytes_total"}};
   for (Op op : {Op::Read, Op::Write}) {
     const Fitted *client = nullptr, *replica = nullptr;
     for (const auto& f : fitted) {

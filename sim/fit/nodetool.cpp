@@ -117,7 +117,10 @@ Parsed parse_percentile_table(const std::string& file, const std::vector<std::st
       double v = 0;
       if (!number(w[c + 1], v))
         throw ConfigError(fmt::format("{}:{}", file, i + 1), fmt::format("'{}' is not a number; {}", w[c + 1], expected));
-      if (p > 0 && p < 1 && std::isfinite(v) && v > 0) per_col[c].quantiles.push_back({p, cols[c] == "SSTables" ? v : unbias(v)});
+      // Latencies are fitted (read as bucket midpoints; a 0 is "no data"); the other columns are
+      // reported as printed.
+      const bool latency = cols[c].find("Latency") != std::string::npos;
+      if (p > 0 && p < 1 && std::isfinite(v) && (v > 0 || !latency)) per_col[c].quantiles.push_back({p, latency ? unbias(v) : v});
       if (minmax && std::isfinite(v))
         out.observations.push_back({file, fmt::format("{} {}", cols[c], w[0]), "", "", v});
     }
