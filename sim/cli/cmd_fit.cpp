@@ -33,7 +33,7 @@ std::string slurp(const std::string& file) {
 
 int run_fit(const std::vector<std::string>& args) {
   po::options_description opts("lbsim fit options");
-  opts.add_options()("help,h", "this help")(
+  opts.add_options()(
       "inputs", po::value<std::vector<std::string>>()->composing(),
       "files, or folders whose files are all read (e.g. one `lbsim run --export` folder)")(
       "out,o", po::value<std::string>(), "write the fragment (JSON) to this file; without it the fragment is printed")(

@@ -10,7 +10,9 @@
 // An existing DIR/<scenario> is not overwritten silently: --force, or a new numbered folder.
 // Ctrl-C stops cleanly: finished reports are kept and the missing runs are listed (exit 130);
 // --resume then keeps them and runs only the missing ones. A run that completed no operation
-// successfully is named after the output, and the exit code is 1.
+// successfully is named after the output, and the exit code is 1. `--physics FILE` applies an
+// `lbsim fit` fragment before the --set patches; `--export DIR` also writes each run in the
+// formats real clusters export (sim/report/export.hpp), for `lbsim fit`.
 #include <cmath>
 #include <cstdio>
 #include <filesystem>

@@ -190,8 +190,10 @@ Parsed parse_prometheus(const std::string& file, const std::string& text) {
       smp.hi.push_back(std::numeric_limits<double>::infinity());
       smp.count.push_back(total - prev_c);
     }
+    // A text-format histogram never gives its first bucket's lower end: what lies in it is
+    // censored whatever the layout.
+    smp.floor_first = true;
     if (!cum.empty() && std::abs(cum.begin()->first - scylla_bucket_lower(1)) < 1e-6) {
-      smp.floor_first = true;
       smp.note = "ScyllaDB's time_estimated_histogram: the first bucket (le=640) holds every request under 640 us (the "
                  "histogram starts at 512 us), and _sum is bucket upper bound x count, not the values' sum";
     }
