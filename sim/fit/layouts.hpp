@@ -15,9 +15,11 @@
 //   3, ..., each the previous x 1.2 rounded, +1 when rounding repeats it (apache/cassandra
 //   src/java/org/apache/cassandra/utils/EstimatedHistogram.java newOffsets; the same series in
 //   scylladb/scylladb utils/estimated_histogram.hh). Bucket i holds (offset[i-1], offset[i]]; one
-//   more bucket holds what overflows. The reservoir uses 164 offsets (165 buckets; cluster-metrics
-//   reference: DecayingEstimatedHistogramReservoir.DEFAULT_BUCKET_COUNT), and nodetool prints a
-//   percentile as the offset of the bucket holding it.
+//   more bucket holds what overflows. The reservoir uses 164 offsets by default (165 buckets;
+//   apache/cassandra src/java/org/apache/cassandra/metrics/DecayingEstimatedHistogramReservoir.java
+//   DEFAULT_BUCKET_COUNT, with LOW_BUCKET_COUNT 127 and MAX_BUCKET_COUNT 237 in later releases), and
+//   nodetool prints a percentile as the offset of the bucket holding it. The same file's forward
+//   decay: HALF_TIME_IN_S = 60, landmark reset every 30 minutes; values() returns undecayed counts.
 #pragma once
 #include <cmath>
 #include <cstdint>

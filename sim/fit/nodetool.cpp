@@ -261,7 +261,7 @@ Parsed parse_jmx(const std::string& file, const std::string& text) {
   Parsed out;
   std::string bean, unit;
   std::size_t bean_line = 0;
-  static const auto offsets = cassandra_offsets(200);
+  static const auto offsets = cassandra_offsets(237);  // MAX_BUCKET_COUNT (layouts.hpp)
   constexpr const char* kExpected =
       "expected a JMX histogram dump: \"#mbean = org.apache.cassandra.metrics:type=...\", \"#unit = us|ns\", then "
       "\"Values = [ n, n, ... ];\" or \"RecentValues = [ ... ];\"";
