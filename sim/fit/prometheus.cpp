@@ -149,8 +149,10 @@ Parsed parse_prometheus(const std::string& file, const std::string& text) {
     for (const char* name : kScalars) {
       if (l.name != name) continue;
       if (std::string(name) == "scylla_scheduler_runtime_ms") {
-        // Request work runs in the "statement" group, or in service-level groups "sl:NAME" in
-        // releases with workload prioritization; the other groups are background work.
+        // Request work runs in the "statement" scheduling group, or in service-level groups
+        // "sl:NAME" in releases with workload prioritization (assumed: the "sl:" prefix is not
+        // checked against scylladb/scylladb's service/qos sources here); the other groups
+        // (compaction, memtable, streaming, ...) are background work.
         const std::string g = l.labels.count("group") ? l.labels["group"] : "";
         if (g != "statement" && g.rfind("sl:", 0) != 0) continue;
       }
