@@ -173,6 +173,27 @@ TEST(FitNodetool, PrintedOffsetsAreReadAsBucketMidpointsAndMarkedDecayed) {
   EXPECT_EQ(find_sample(p, "proxyhistograms Range Latency"), nullptr);  // no scenario field for range scans
 }
 
+TEST(FitNodetool, TablehistogramsColumnsAreFoundByNameInAnyOrder) {
+  // Cassandra 4.x prints Read Latency before Write Latency and SSTables after them.
+  const std::string text =
+      "ks/t histograms\n"
+      "Percentile      Read Latency     Write Latency          SSTables    Partition Size        Cell Count\n"
+      "                    (micros)          (micros)                             (bytes)\n"
+      "50%                   454.83             35.43              1.00               179                 3\n"
+      "99%                  1955.67            126.93              2.00               310                 5\n"
+      "Min                    88.15              8.24              0.00                43                 0\n"
+      "Max                  4055.27            545.79              3.00               310                 5\n";
+  const auto p = fit::parse_text("t.txt", text);
+  const auto* r = find_sample(p, "tablehistograms Read Latency");
+  const auto* w = find_sample(p, "tablehistograms Write Latency");
+  ASSERT_TRUE(r && w);
+  EXPECT_EQ(r->role, fit::Role::Replica);
+  EXPECT_DOUBLE_EQ(r->quantiles[1].second, 1955.67);  // not an offset: taken as printed
+  EXPECT_DOUBLE_EQ(w->quantiles[0].second, 35.43);
+  const auto doc = fit::fit_fragment({{"t.txt", p}}, {"tablehistograms"});
+  EXPECT_EQ(doc["observed"]["sstables_per_read"]["p99"].get<double>(), 2);
+}
+
 TEST(FitNodetool, TpstatsNewFormatReadsQueueWaits) {
   const auto file = (kData / "samples" / "cassandra-tpstats-axonops-doc.txt").string();
   const auto p = fit::parse_text(file, slurp(file));
@@ -390,6 +411,15 @@ TEST_F(FitRoundTrip, UtilizationLawAgreesAndSpeedsAreOne) {
   ASSERT_EQ(doc_["checks"]["utilization_law"].size(), 6u);
   for (const auto& n : doc_["checks"]["utilization_law"]) EXPECT_LT(std::abs(n["disagreement"].get<double>()), 0.05) << n;
   for (const auto& [node, s] : doc_["cluster"]["speed"].items()) EXPECT_NEAR(s.get<double>(), 1.0, 0.05) << node;
+}
+
+TEST_F(FitRoundTrip, FittingTwiceGivesTheSameBytes) {
+  ASSERT_EQ(rc_fit_, 0);
+  const std::string lb = LBSIM_BINARY;
+  ASSERT_EQ(shell("'" + lb + "' fit '" + (dir_ / "exp" / "token-aware").string() + "' -o '" + (dir_ / "again.json").string() +
+                  "' >/dev/null 2>&1"),
+            0);
+  EXPECT_EQ(slurp(dir_ / "again.json"), slurp(dir_ / "physics.json"));
 }
 
 TEST_F(FitRoundTrip, RunAcceptsTheFragment) {

@@ -6,7 +6,8 @@
 //                        layout, `_sum` as ScyllaDB computes it: layouts.hpp), instance "all": the
 //                        client-observed latency, which is the coordinator's in a scenario without
 //                        network and driver costs, not in general
-//   scylla-<node>.prom   per node (instance = node id): scylla_reactor_utilization (percent) and
+//   scylla-<node>.prom   per node (instance = node id): scylla_reactor_utilization (written in
+//                        percent; `lbsim fit` uses only its ratios between shards) and
 //                        scylla_scheduler_runtime_ms{group="statement"} per shard (busy time in the
 //                        window), scylla_database_total_reads/_writes (replica work items, split over
 //                        shards by each shard's replica operations), and
