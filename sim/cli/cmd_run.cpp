@@ -10,7 +10,9 @@
 // An existing DIR/<scenario> is not overwritten silently: --force, or a new numbered folder.
 // Ctrl-C stops cleanly: finished reports are kept and the missing runs are listed (exit 130);
 // --resume then keeps them and runs only the missing ones. A run that completed no operation
-// successfully is named after the output, and the exit code is 1.
+// successfully is named after the output, and the exit code is 1. `--physics FILE` applies an
+// `lbsim fit` fragment before the --set patches; `--export DIR` also writes each run in the
+// formats real clusters export (sim/report/export.hpp), for `lbsim fit`.
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -28,8 +30,10 @@
 #include "sim/cli/interrupt.hpp"
 #include "sim/config/scenario.hpp"
 #include "sim/engine/simulation.hpp"
+#include "sim/fit/fit.hpp"
 #include "sim/report/aggregate.hpp"
 #include "sim/report/compare.hpp"
+#include "sim/report/export.hpp"
 #include "sim/report/report_json.hpp"
 #include "sim/report/report_text.hpp"
 #include "sim/runner/runner.hpp"
@@ -38,6 +42,19 @@ namespace lbsim::cli {
 namespace {
 
 namespace fs = std::filesystem;
+
+// `--physics FILE`: the --set assignments of an `lbsim fit` fragment (sim/fit/fit.hpp).
+std::vector<std::string> physics_file_sets(const std::string& file) {
+  std::ifstream in(file);
+  if (!in) throw ConfigError(file, "cannot read the --physics file");
+  nlohmann::json j;
+  try {
+    j = nlohmann::json::parse(in);
+  } catch (const nlohmann::json::parse_error& e) {
+    throw ConfigError(file, std::string("not JSON (") + e.what() + "); expected the fragment `lbsim fit --out` writes");
+  }
+  return fit::physics_sets(j, file);
+}
 
 std::vector<const PolicyEntry*> chosen_policies(const Scenario& sc, const po::variables_map& vm) {
   std::vector<const PolicyEntry*> chosen;
@@ -163,6 +180,11 @@ int run_run(const std::vector<std::string>& args) {
       "hlog", po::bool_switch(),
       "also write each run's latency timeline as an HdrHistogram interval log, <policy>.hlog (ns; one line per "
       "timeline interval) for HistogramLogProcessor and other HdrHistogram tools")(
+      "physics", po::value<std::string>(),
+      "apply an `lbsim fit` fragment (its cluster block: service times, node speeds) before the --set patches")(
+      "export", po::value<std::string>(),
+      "also write each run in the formats a real cluster exports (ScyllaDB Prometheus text, nodetool "
+      "proxyhistograms, JMX arrays, a cassandra-stress hlog) to EXPORT/<policy>/, for `lbsim fit` (docs/fit.md)")(
       "quiet", po::bool_switch(), "print only the side-by-side table")(
       "yes", po::bool_switch(), "run even when the estimated wall time exceeds an hour");
   po::positional_options_description pos;
@@ -172,7 +194,18 @@ int run_run(const std::vector<std::string>& args) {
                      args, opts, pos, vm))
     return 0;
   const std::atomic<bool>& interrupted = install_interrupt_handler();
-  const std::vector<std::string> sets = vm.count("set") ? vm["set"].as<std::vector<std::string>>() : std::vector<std::string>{};
+  std::vector<std::string> sets;
+  if (vm.count("physics")) {
+    // The fragment alone first, so that a value the scenario refuses is named with its file.
+    const std::string pfile = vm["physics"].as<std::string>();
+    sets = physics_file_sets(pfile);
+    try {
+      (void)load_scenario(vm["scenario"].as<std::string>(), sets);
+    } catch (const ConfigError& e) {
+      throw ConfigError(pfile + ": " + e.path(), e.message());
+    }
+  }
+  for (const auto& a : strings_of(vm, "set")) sets.push_back(a);
   const Scenario sc = load_scenario(vm["scenario"].as<std::string>(), sets);
   // Scenario warnings go to stderr whatever the output mode (--quiet and --json included).
   for (const auto& w : sc.warnings) fmt::print(stderr, "lbsim run: warning: {}\n", w);
@@ -196,6 +229,8 @@ int run_run(const std::vector<std::string>& args) {
   // would otherwise sit beside the new ones and mix into `lbsim report`.
   if (force) remove_lbsim_documents(dir);
   const bool hlog = vm["hlog"].as<bool>();
+  const std::string export_dir = vm.count("export") ? vm["export"].as<std::string>() : "";
+  if (!export_dir.empty() && k > 1) throw ConfigError("--export", "writes one run per policy; give it without --seeds");
   if (k > 1) return run_replicates(sc, chosen, seed, k, out, threads, json, hlog, resume, interrupted);
 
   // The model only for the policies that run (it costs O(ranges x RF) per policy).
@@ -264,6 +299,7 @@ int run_run(const std::vector<std::string>& args) {
     const auto doc = report_json(r);
     if (hlog) write_file_atomic(hlog_path, hlog_document(r));
     write_file_atomic(path, doc.dump(1) + "\n");
+    if (!export_dir.empty()) export_run(r, sc.nodes.shards, (fs::path(export_dir) / e->name).string());
     mark();
     if (json) {
       all.push_back(doc);
