@@ -170,10 +170,10 @@ OJ report_json_stable(const RunResult& r) {
       lj["ops"] = l.ops();
       lj["throughput_ops_s"] = round_to(window_s > 0 ? static_cast<double>(l.ops()) / window_s : 0.0, 3);
       lj["latency_ms"] = latency_json(l.latency);
-      std::array<std::uint64_t, kErrorKinds> all{};
+      std::array<std::uint64_t, kErrorKinds> loader_errors{};
       for (const OpStats& s : l.by_op)
-        for (std::size_t k = 0; k < kErrorKinds; ++k) all[k] += s.errors[k];
-      lj["errors"] = errors_json(all);
+        for (std::size_t k = 0; k < kErrorKinds; ++k) loader_errors[k] += s.errors[k];
+      lj["errors"] = errors_json(loader_errors);
       lj["coordinator_ops"] = l.coordinator_ops;
       lj["cpu_utilization"] = round_to(l.cpu_utilization, 6);
       loaders.push_back(std::move(lj));
