@@ -1,0 +1,312 @@
+// Per-node Che (sim/analysis/node_cache.hpp; issue 37, items 2-4) against a Monte-Carlo of the same
+// routing driving lbsim's exact LRU (sim/cache/lru.hpp): keys drawn by KeyGenerator, the
+// coordinator drawn as Java 3.x TokenAwarePolicy orders its replicas (scylladb/java-driver,
+// branch scylla-3.x, driver-core/src/main/java/com/datastax/driver/core/policies/
+// TokenAwarePolicy.java: TOPOLOGICAL keeps the replicas in the metadata's order and puts the first
+// up local one first; RANDOM shuffles them), then the coordinator's read targets, closest first
+// (sim/cluster/coordination.hpp read_targets: the coordinator itself when it is a replica, as
+// storage_proxy::get_endpoints_for_reading + db/consistency_level.cc filter_for_query), each
+// target's LRU accessed (data and digest reads alike). The issue's bar: |Che - LRU| <= 0.02 per
+// node on uniform, Zipf(0.99) and gaussian populations, for TOPOLOGICAL and RANDOM, CL ONE and
+// QUORUM. Then writes that invalidate (eq. 3-4 of node_cache.hpp), the grouped tail of a large
+// population, and the Che side of the LARD-style positive control.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "sim/analysis/key_weights.hpp"
+#include "sim/analysis/load_model.hpp"
+#include "sim/analysis/node_cache.hpp"
+#include "sim/cache/lru.hpp"
+#include "sim/cluster/coordination.hpp"
+#include "sim/cluster/routing_key.hpp"
+#include "sim/config/cluster_config.hpp"
+#include "sim/core/rng.hpp"
+#include "sim/workload/key_dist.hpp"
+
+namespace lbsim {
+namespace {
+
+constexpr std::uint64_t kKeys = 60'000;
+constexpr std::uint32_t kEntry = 1000;  // bytes per partition
+constexpr std::size_t kNodes = 6;
+
+// 6 nodes in one DC, 3 racks, 64 random vnodes each (seeded), NetworkTopologyStrategy dc1: 3.
+TokenRing six_nodes() {
+  std::vector<NodeSpec> nodes;
+  for (std::size_t i = 0; i < kNodes; ++i) nodes.push_back({fmt::format("n{}", i), "dc1", fmt::format("r{}", i % 3), {}});
+  const auto toks = random_tokens(nodes.size(), 64, Rng(7).fork("tokens"));
+  for (std::size_t i = 0; i < nodes.size(); ++i) nodes[i].tokens = toks[i];
+  return TokenRing(Topology::build(nodes), {StrategyKind::NetworkTopology, 1, {{"dc1", 3}}, {}});
+}
+
+enum class Ordering { Topological, Random };
+
+std::string policy_json(Ordering o) {
+  return fmt::format(R"({{"type":"TokenAware","ordering":"{}","child":{{"type":"DCAwareRoundRobin","local_dc":"dc1"}}}})",
+                     o == Ordering::Topological ? "TOPOLOGICAL" : "RANDOM");
+}
+
+KeySpec population(KeyDistKind kind, std::uint64_t count = kKeys) {
+  KeySpec s;
+  s.kind = kind;
+  s.count = count;
+  s.zipf_s = 0.99;  // the issue's Zipf(0.99)
+  s.stdvrng = 3.0;  // cassandra-stress's gaussian default (key_dist.hpp)
+  return s;
+}
+
+struct Case {
+  KeySpec keys;
+  Ordering ordering = Ordering::Random;
+  ConsistencyLevel cl = ConsistencyLevel::One;
+  double capacity = 0;         // bytes per node
+  double read_fraction = 1.0;  // the rest are writes (to every replica)
+  bool invalidate = false;
+};
+
+// The model's per-node hit rates.
+CacheModel model(const TokenRing& ring, const Case& c, std::uint64_t exact_keys = kCheExactKeys) {
+  LoadModelInput in;
+  in.ring = &ring;
+  in.range_weight = range_weights(ring, c.keys);
+  in.read_fraction = c.read_fraction;
+  in.read_cl = c.cl;
+  in.write_cl = ConsistencyLevel::One;
+  in.down.assign(ring.topology().size(), false);
+  in.capacity.assign(ring.topology().size(), 1.0);
+  std::vector<double> share;
+  in.read_share_out = &share;
+  const LoadModel lm = analyze_load(in, nlohmann::json::parse(policy_json(c.ordering)));
+  EXPECT_TRUE(lm.modelled);
+  CacheModelInput ci;
+  ci.ring = &ring;
+  ci.keys = c.keys;
+  ci.read_fraction = c.read_fraction;
+  ci.write_fraction = 1.0 - c.read_fraction;
+  ci.invalidate = c.invalidate;
+  ci.capacity_bytes = c.capacity;
+  ci.entry_bytes = kEntry;
+  ci.read_share = &share;
+  ci.stride = replica_stride(ring);
+  ci.exact_keys = exact_keys;
+  return analyze_cache(ci);
+}
+
+// The Monte-Carlo: `warmup` operations, then `measure` counted, per node (hits, reads).
+std::vector<double> simulate(const TokenRing& ring, const Case& c, std::uint64_t warmup, std::uint64_t measure,
+                             std::uint64_t seed) {
+  const Topology& topo = ring.topology();
+  const RfTable rf = RfTable::of(topo, ring.replication());
+  KeyGenerator gen(c.keys);
+  Rng root(seed);
+  Rng keys = root.fork("keys"), plan = root.fork("plan"), mix = root.fork("mix");
+  std::vector<LruCache> caches;
+  for (std::size_t n = 0; n < topo.size(); ++n) caches.emplace_back(static_cast<std::uint64_t>(c.capacity));
+  auto up = [](NodeId) { return true; };
+  // Warm start in the policy's steady state: each cache gets the keys its node reads, least read
+  // first, so the most read that fit stay (eviction drops the others). The model is the steady
+  // state; from an empty cache, or one warmed with every key its node replicates (the engine's
+  // cluster.cache.initial = warm, as after a CL ALL warm-up), TOPOLOGICAL's caches hold hot keys
+  // they never read and a Zipf population's rare keys stay missing long after any warm-up of a
+  // few times the population (cold misses, che_cold_hit_rate): 2.4 points per node here.
+  // A key's read weight at node n: its coordinators as the ordering picks them, then their
+  // targets (the Monte-Carlo's own routing below, enumerated).
+  const KeyPmf pmf(c.keys);
+  std::vector<std::vector<std::pair<double, std::uint64_t>>> warm(topo.size());
+  std::array<NodeId, 16> tg{};
+  for (std::uint64_t k = 1; k <= c.keys.count; ++k) {
+    const double p = pmf(k);
+    if (!(p > 0)) continue;
+    const std::size_t r = ring.range_index(token_of_key_id(static_cast<std::int64_t>(k)));
+    const auto server = ring.replicas_at(r, ReplicaOrder::Server);
+    const auto driver = ring.replicas_at(r, ReplicaOrder::Driver);
+    std::array<double, 16> weight{};
+    const std::size_t coordinators = c.ordering == Ordering::Topological ? 1 : driver.size();
+    for (std::size_t i = 0; i < coordinators; ++i) {
+      const ClNeed need = cl_need(c.cl, topo.node_dc[driver[i]], rf);
+      const std::size_t m = read_targets(need, topo, driver[i], server, up, tg);
+      for (std::size_t t = 0; t < m; ++t) weight[tg[t]] += 1.0 / static_cast<double>(coordinators);
+    }
+    for (NodeId n = 0; n < topo.size(); ++n)
+      if (weight[n] > 0) warm[n].push_back({p * weight[n], k});
+  }
+  for (NodeId n = 0; n < topo.size(); ++n) {
+    std::sort(warm[n].begin(), warm[n].end());
+    for (const auto& [w, k] : warm[n]) caches[n].access(k, kEntry);
+  }
+  std::array<NodeId, 16> targets{};
+  for (std::uint64_t i = 0; i < warmup + measure; ++i) {
+    if (i == warmup)
+      for (auto& l : caches) l.reset_counters();
+    const auto k = static_cast<std::uint64_t>(gen.next(keys));
+    const std::size_t r = ring.range_index(token_of_key_id(static_cast<std::int64_t>(k)));
+    const auto server = ring.replicas_at(r, ReplicaOrder::Server);
+    if (mix.uniform01() >= c.read_fraction) {  // a write: every replica
+      for (NodeId t : server)
+        if (c.invalidate) caches[t].erase(k); else caches[t].update(k, kEntry);
+      continue;
+    }
+    const auto driver = ring.replicas_at(r, ReplicaOrder::Driver);
+    const NodeId coordinator = c.ordering == Ordering::Topological ? driver[0] : driver[plan.below(driver.size())];
+    const ClNeed need = cl_need(c.cl, topo.node_dc[coordinator], rf);
+    const std::size_t m = read_targets(need, topo, coordinator, server, up, targets);
+    for (std::size_t t = 0; t < m; ++t) caches[targets[t]].access(k, kEntry);
+  }
+  std::vector<double> hit(topo.size());
+  for (std::size_t n = 0; n < topo.size(); ++n) {
+    const auto& l = caches[n];
+    const double reads = static_cast<double>(l.hits() + l.misses());
+    hit[n] = reads > 0 ? static_cast<double>(l.hits()) / reads : 0.0;
+  }
+  return hit;
+}
+
+double working_set() { return static_cast<double>(kKeys) * kEntry; }
+
+// Per node, the model within `tol` of the LRU; returns the largest gap.
+double expect_close(const TokenRing& ring, const Case& c, double tol, std::uint64_t seed) {
+  const CacheModel m = model(ring, c);
+  // Warm-up: 8 x the keys (every cache full long before); 800,000 operations measured: a node's
+  // 130,000-400,000 reads put the sampling error of its hit rate below 0.003.
+  const auto sim = simulate(ring, c, 8 * kKeys, 800'000, seed);
+  double worst = 0;
+  for (std::size_t n = 0; n < sim.size(); ++n) {
+    EXPECT_NEAR(m.nodes[n].hit_rate, sim[n], tol) << "node " << n;
+    worst = std::max(worst, std::abs(m.nodes[n].hit_rate - sim[n]));
+  }
+  return worst;
+}
+
+void che_vs_lru(KeyDistKind kind, std::uint64_t seed) {
+  const TokenRing ring = six_nodes();
+  // Per-node caches of 0.5 and 1.5 x W/N (W the working set): under RANDOM a node sees about
+  // RF/N = half of the keys, under TOPOLOGICAL about 1/N.
+  for (double f : {0.5, 1.5})
+    for (Ordering o : {Ordering::Topological, Ordering::Random})
+      for (ConsistencyLevel cl : {ConsistencyLevel::One, ConsistencyLevel::Quorum}) {
+        Case c{population(kind), o, cl, f * working_set() / kNodes};
+        SCOPED_TRACE(fmt::format("cache {} W/N, {}, {}", f, o == Ordering::Topological ? "TOPOLOGICAL" : "RANDOM",
+                                 cl == ConsistencyLevel::One ? "ONE" : "QUORUM"));
+        const double gap = expect_close(ring, c, 0.02, seed);
+        std::printf("  %s f=%.1f %s %s: largest per-node |Che - LRU| = %.4f\n",
+                    kind == KeyDistKind::Uniform ? "uniform" : kind == KeyDistKind::Zipf ? "zipf" : "gaussian", f,
+                    o == Ordering::Topological ? "TOPOLOGICAL" : "RANDOM",
+                    cl == ConsistencyLevel::One ? "ONE" : "QUORUM", gap);
+      }
+}
+
+TEST(NodeCheVsLru, UniformWithinTwoPointsPerNode) { che_vs_lru(KeyDistKind::Uniform, 1); }
+TEST(NodeCheVsLru, Zipf099WithinTwoPointsPerNode) { che_vs_lru(KeyDistKind::Zipf, 2); }
+TEST(NodeCheVsLru, GaussianWithinTwoPointsPerNode) { che_vs_lru(KeyDistKind::Gaussian, 3); }
+
+// Reads at QUORUM reach two replicas: the model's reads per operation add up to 2 (CL ONE: 1).
+TEST(NodeChe, CacheReadsFollowTheClFanOut) {
+  const TokenRing ring = six_nodes();
+  for (auto [cl, want] : {std::pair{ConsistencyLevel::One, 1.0}, {ConsistencyLevel::Quorum, 2.0}}) {
+    const CacheModel m = model(ring, {population(KeyDistKind::Zipf), Ordering::Random, cl, working_set()});
+    double reads = 0;
+    for (const auto& n : m.nodes) reads += n.reads_per_op;
+    EXPECT_NEAR(reads, want, 1e-9);
+    EXPECT_EQ(m.method, "exact");
+  }
+}
+
+// Writes that invalidate (cluster.cache.writes = invalidate): a hit needs the previous read within
+// T and no write since (eq. 3). 30 % writes; the update rule leaves the hit rates of reads alone.
+TEST(NodeChe, InvalidatingWritesWithinTwoPointsPerNode) {
+  const TokenRing ring = six_nodes();
+  for (KeyDistKind kind : {KeyDistKind::Uniform, KeyDistKind::Zipf}) {
+    Case c{population(kind), Ordering::Random, ConsistencyLevel::One, 0.75 * working_set() / kNodes, 0.7, true};
+    SCOPED_TRACE(kind == KeyDistKind::Uniform ? "uniform" : "zipf");
+    expect_close(ring, c, 0.02, 4);
+    // Against the update rule: on uniform keys the hit rate is the cache's fraction of the
+    // node's keys either way (each key's hit probability equals its share of the space, eq. 3-4,
+    // so invalidation frees exactly the space it costs); on Zipf the hot keys, which the cache
+    // would keep, lose their entries to writes, and the hit rate drops.
+    Case u = c;
+    u.invalidate = false;
+    const CacheModel mi = model(ring, c), mu = model(ring, u);
+    if (kind == KeyDistKind::Uniform) EXPECT_NEAR(mi.hit_rate, mu.hit_rate, 0.005);
+    else EXPECT_LT(mi.hit_rate, mu.hit_rate - 0.02);
+    std::printf("  %s, 30%% writes: Che hit rate %.4f (invalidate) vs %.4f (update)\n",
+                kind == KeyDistKind::Uniform ? "uniform" : "zipf", mi.hit_rate, mu.hit_rate);
+    expect_close(ring, u, 0.02, 5);
+  }
+}
+
+// Eq. (3)-(4) alone: one item of read rate 1 and write rate 1 in a cache that holds it: T is
+// infinite and the hit rate lambda / (lambda + w) = 1/2.
+TEST(NodeChe, AnItemWrittenAsOftenAsReadHitsHalfTheTime) {
+  const CacheCheResult r = che_with_invalidation({{1.0, 1.0, 1.0}}, 100, 1000);
+  EXPECT_TRUE(r.fits);
+  EXPECT_DOUBLE_EQ(r.hits / r.reads, 0.5);
+  // Two equal items, room for one, no writes: 1 - e^{-T} = 1/2 per item, hit rate 1/2.
+  const CacheCheResult h = che_with_invalidation({{1.0, 0.0, 2.0}}, 100, 100);
+  EXPECT_FALSE(h.fits);
+  EXPECT_NEAR(h.t, std::log(2.0), 1e-9);
+  EXPECT_NEAR(h.hits / h.reads, 0.5, 1e-12);
+}
+
+// The grouped tail (populations over kCheExactKeys): keys beyond `exact_keys` in blocks spread by
+// arc length give the exact model's per-node hit rates within 0.005.
+TEST(NodeChe, GroupedTailMatchesTheExactModel) {
+  const TokenRing ring = six_nodes();
+  for (KeyDistKind kind : {KeyDistKind::Uniform, KeyDistKind::Zipf, KeyDistKind::Gaussian})
+    for (Ordering o : {Ordering::Topological, Ordering::Random}) {
+      Case c{population(kind, 400'000), o, ConsistencyLevel::Quorum, 0.5 * 400'000.0 * kEntry / kNodes};
+      const CacheModel exact = model(ring, c), grouped = model(ring, c, 20'000);
+      ASSERT_EQ(grouped.method, "grouped");
+      for (std::size_t n = 0; n < kNodes; ++n) EXPECT_NEAR(grouped.nodes[n].hit_rate, exact.nodes[n].hit_rate, 0.005);
+    }
+}
+
+// The Che side of the positive control (LARD-style; issue 37): RF 3, CL ONE, a per-node cache C
+// with W/N <= C < RF W/N. TOPOLOGICAL sends each key to one replica (its first in driver order),
+// so a node caches about W/N; RANDOM spreads a key over its RF replicas, so each node must hold
+// about RF W/N for the same hit rate. TOPOLOGICAL at C then matches RANDOM at RF x C, per node,
+// in the LRU and in the model alike, and RANDOM at C is far lower.
+TEST(NodeChe, PositiveControlTopologicalMatchesRandomWithRfTimesTheCache) {
+  const TokenRing ring = six_nodes();
+  for (KeyDistKind kind : {KeyDistKind::Uniform, KeyDistKind::Zipf})
+    for (double f : {1.0, 2.0}) {
+      SCOPED_TRACE(fmt::format("{} C = {} W/N", kind == KeyDistKind::Uniform ? "uniform" : "zipf", f));
+      const double cap = f * working_set() / kNodes;
+      const Case topo{population(kind), Ordering::Topological, ConsistencyLevel::One, cap};
+      const Case rnd{population(kind), Ordering::Random, ConsistencyLevel::One, cap};
+      const Case rnd3{population(kind), Ordering::Random, ConsistencyLevel::One, 3 * cap};
+      const CacheModel mt = model(ring, topo), mr = model(ring, rnd), mr3 = model(ring, rnd3);
+      const auto st = simulate(ring, topo, 8 * kKeys, 600'000, 6);
+      const auto sr = simulate(ring, rnd, 8 * kKeys, 600'000, 7);
+      const auto sr3 = simulate(ring, rnd3, 8 * kKeys, 600'000, 8);
+      double mean_t = 0, mean_r = 0, mean_r3 = 0;
+      for (std::size_t n = 0; n < kNodes; ++n) {
+        // Both predicted by Che...
+        EXPECT_NEAR(mt.nodes[n].hit_rate, st[n], 0.02);
+        EXPECT_NEAR(mr3.nodes[n].hit_rate, sr3[n], 0.02);
+        EXPECT_NEAR(mr.nodes[n].hit_rate, sr[n], 0.02);
+        mean_t += st[n] / kNodes;
+        mean_r += sr[n] / kNodes;
+        mean_r3 += sr3[n] / kNodes;
+      }
+      // ... TOPOLOGICAL at C near RANDOM at 3C (per node, the ring's uneven primary ranges make
+      // them differ; over the nodes within a point) and above RANDOM at C.
+      EXPECT_NEAR(mean_t, mean_r3, 0.01);
+      EXPECT_NEAR(mt.hit_rate, mr3.hit_rate, 0.01);
+      EXPECT_GT(mean_t, mean_r + 0.02);
+      // Misses (what a disk-bound node pays for): TOPOLOGICAL's are under half of RANDOM's.
+      EXPECT_LT(mt.misses_per_op, 0.5 * mr.misses_per_op);
+      std::printf("  %s C=%.0f W/N: LRU mean hit TOPOLOGICAL(C) %.4f, RANDOM(3C) %.4f, RANDOM(C) %.4f; "
+                  "Che %.4f, %.4f, %.4f; misses/op Che %.4f vs %.4f (RANDOM at C)\n",
+                  kind == KeyDistKind::Uniform ? "uniform" : "zipf", f, mean_t, mean_r3, mean_r, mt.hit_rate,
+                  mr3.hit_rate, mr.hit_rate, mt.misses_per_op, mr.misses_per_op);
+    }
+}
+
+}  // namespace
+}  // namespace lbsim
