@@ -22,10 +22,12 @@
 #include "sim/analysis/key_weights.hpp"
 #include "sim/analysis/load_model.hpp"
 #include "sim/analysis/node_cache.hpp"
+#include "sim/analysis/scenario_model.hpp"
 #include "sim/cache/lru.hpp"
 #include "sim/cluster/coordination.hpp"
 #include "sim/cluster/routing_key.hpp"
 #include "sim/config/cluster_config.hpp"
+#include "sim/config/scenario.hpp"
 #include "sim/core/rng.hpp"
 #include "sim/workload/key_dist.hpp"
 
@@ -306,6 +308,52 @@ TEST(NodeChe, PositiveControlTopologicalMatchesRandomWithRfTimesTheCache) {
                   kind == KeyDistKind::Uniform ? "uniform" : "zipf", f, mean_t, mean_r3, mean_r, mt.hit_rate,
                   mr3.hit_rate, mr.hit_rate, mt.misses_per_op, mr.misses_per_op);
     }
+}
+
+// `lbsim analyze` (scenario_model.cpp): without cluster.cache nothing of the model appears; with
+// it, each policy gets its per-node (here per-shard: default.json is per_shard with 4 shards)
+// hit rates. default.json: 6 nodes, RF 3, LOCAL_ONE, 50 % reads (writes update in place, so they
+// change nothing), uniform keys (here 100,000 of 1 kB: W = 100 MB). A node's cache of
+// 0.5 x RF W/N holds half of the keys it replicates: RANDOM hits 1/2 of its reads; TOPOLOGICAL
+// reads only the keys of which a node is the first replica in driver order, about W/N, which fit
+// in RF/2 W/N (a shard whose share is uneven may not quite fit).
+TEST(NodeChe, AnalyzeReportsTheCacheOnlyWhenOneIsSet) {
+  Scenario sc = load_scenario(std::string(LBSIM_SOURCE_DIR) + "/configs/default.json",
+                              {"workload.keys.count=100000"});
+  const ScenarioModel plain = analyze_scenario(sc);
+  EXPECT_EQ(scenario_model_json(sc, plain).dump().find("\"cache\""), std::string::npos);
+  EXPECT_EQ(scenario_model_text(sc, plain).find("cache"), std::string::npos);
+  const double w = 100000.0 * 1000;
+  sc.nodes.cache.enabled = true;
+  sc.nodes.cache.capacity_bytes = 0.5 * 3 * w / 6;
+  sc.nodes.cache.partition_size = Dist::constant(1000);
+  sc.nodes.cache.sstables_per_read = 2;
+  sc.nodes.disk.enabled = true;
+  sc.nodes.disk.read_iops = 10000;
+  const ScenarioModel m = analyze_scenario(sc);
+  ASSERT_EQ(m.policies.size(), 3u);
+  for (const auto& p : m.policies) {
+    ASSERT_TRUE(p.cache.has_value()) << p.name;
+    ASSERT_EQ(p.cache->nodes.size(), 6u);
+    EXPECT_EQ(p.cache->nodes[0].shards.size(), 4u);
+    double reads = 0;
+    for (const auto& n : p.cache->nodes) reads += n.reads_per_op;
+    EXPECT_NEAR(reads, 0.5, 1e-9) << p.name;  // LOCAL_ONE: one cache read per read
+    // The disk bound: the busiest node's misses x 2 sstables x 100 us.
+    double worst = 0;
+    for (const auto& n : p.cache->nodes) worst = std::max(worst, n.misses_per_op);
+    if (worst > 0) EXPECT_NEAR(p.cache->disk_saturation_ops_s, 1.0 / (worst * 2 * 1e-4), 1e-6);
+    else EXPECT_EQ(p.cache->disk_saturation_ops_s, 0.0);  // no misses: no disk bound
+  }
+  EXPECT_NEAR(m.policies[0].cache->hit_rate, 0.5, 0.01);  // random
+  EXPECT_GT(m.policies[1].cache->hit_rate, 0.97);         // topological
+  const auto j = scenario_model_json(sc, m);
+  EXPECT_EQ(j["policies"][0]["cache"]["nodes"][0]["shard_hit_rates"].size(), 4u);
+  EXPECT_DOUBLE_EQ(j["policies"][0]["cache"]["misses_per_op"].get<double>(), m.policies[0].cache->misses_per_op);
+  // At 100,000 op/s (default.json's open loop), misses per second.
+  EXPECT_DOUBLE_EQ(j["policies"][0]["cache"]["nodes"][2]["misses_per_s"].get<double>(),
+                   m.policies[0].cache->nodes[2].misses_per_op * 100000);
+  EXPECT_NE(scenario_model_text(sc, m).find("cache (per-node Che, exact)"), std::string::npos);
 }
 
 }  // namespace
