@@ -328,6 +328,7 @@ TEST(NodeChe, AnalyzeReportsTheCacheOnlyWhenOneIsSet) {
   sc.nodes.cache.capacity_bytes = 0.5 * 3 * w / 6;
   sc.nodes.cache.partition_size = Dist::constant(1000);
   sc.nodes.cache.sstables_per_read = 2;
+  sc.nodes.cache.hit = sc.nodes.cache.miss = sc.nodes.read;
   sc.nodes.disk.enabled = true;
   sc.nodes.disk.read_iops = 10000;
   const ScenarioModel m = analyze_scenario(sc);
@@ -345,6 +346,10 @@ TEST(NodeChe, AnalyzeReportsTheCacheOnlyWhenOneIsSet) {
     if (worst > 0) EXPECT_NEAR(p.cache->disk_saturation_ops_s, 1.0 / (worst * 2 * 1e-4), 1e-6);
     else EXPECT_EQ(p.cache->disk_saturation_ops_s, 0.0);  // no misses: no disk bound
   }
+  // The cache's read costs at default.json's service.read (the contract's defaults differ): the
+  // CPU bound is the load model's node-level one; a miss at twice the cost lowers it.
+  for (const auto& p : m.policies)
+    EXPECT_NEAR(p.cache->cpu_saturation_ops_s, p.model.node_saturation_ops_s, 1e-6 * p.model.node_saturation_ops_s);
   EXPECT_NEAR(m.policies[0].cache->hit_rate, 0.5, 0.01);  // random
   EXPECT_GT(m.policies[1].cache->hit_rate, 0.97);         // topological
   const auto j = scenario_model_json(sc, m);
@@ -354,6 +359,10 @@ TEST(NodeChe, AnalyzeReportsTheCacheOnlyWhenOneIsSet) {
   EXPECT_DOUBLE_EQ(j["policies"][0]["cache"]["nodes"][2]["misses_per_s"].get<double>(),
                    m.policies[0].cache->nodes[2].misses_per_op * 100000);
   EXPECT_NE(scenario_model_text(sc, m).find("cache (per-node Che, exact)"), std::string::npos);
+  sc.nodes.cache.miss = Dist::constant(2 * sc.nodes.read.mean_ns);
+  const ScenarioModel costly = analyze_scenario(sc);
+  EXPECT_LT(costly.policies[0].cache->cpu_saturation_ops_s, 0.97 * m.policies[0].cache->cpu_saturation_ops_s);
+  EXPECT_NEAR(costly.policies[1].cache->cpu_saturation_ops_s, m.policies[1].cache->cpu_saturation_ops_s, 1.0);  // no misses
 }
 
 }  // namespace

@@ -106,6 +106,11 @@ struct CacheModel {
   double miss_imbalance = 0;
   double disk_saturation_ops_s = 0;  // 0: no disk bound (disk_read_s == 0 or no misses)
   std::size_t disk_bottleneck = 0;
+  // Filled by analyze_scenario: the load model's node-level bound (a node's shards sharing its
+  // load evenly) with each replica read costing cluster.cache's hit or miss CPU instead of
+  // cluster.service.read.
+  double cpu_saturation_ops_s = 0;
+  std::size_t cpu_bottleneck = 0;
 };
 
 CacheModel analyze_cache(const CacheModelInput& in);

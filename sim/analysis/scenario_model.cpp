@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include <fmt/format.h>
 
@@ -165,6 +166,19 @@ ScenarioModel analyze_scenario(const Scenario& sc, const std::vector<std::string
     if (lm.modelled) {
       cache_in.read_share = &read_share;
       cm = analyze_cache(cache_in);
+      // The CPU bound with the cache's read costs (rows scale them as they scale service.read).
+      const double hit_s = cache.hit.mean_ns * 1e-9 * rows, miss_s = cache.miss.mean_ns * 1e-9 * rows;
+      cm->cpu_saturation_ops_s = std::numeric_limits<double>::infinity();
+      for (NodeId n = 0; n < lm.nodes.size() && n < cm->nodes.size(); ++n) {
+        const NodeCacheModel& c = cm->nodes[n];
+        const double hits = c.reads_per_op - c.misses_per_op;
+        const double busy = lm.nodes[n].busy_s - lm.nodes[n].replica_reads * in.read_s + hits * hit_s + c.misses_per_op * miss_s;
+        if (busy > 0 && in.capacity[n] / busy < cm->cpu_saturation_ops_s) {
+          cm->cpu_saturation_ops_s = in.capacity[n] / busy;
+          cm->cpu_bottleneck = n;
+        }
+      }
+      if (!std::isfinite(cm->cpu_saturation_ops_s)) cm->cpu_saturation_ops_s = 0;
     }
     out.policies.push_back({p.name, std::move(lm), std::move(cm)});
   }
@@ -186,6 +200,8 @@ nlohmann::ordered_json cache_model_json(const Scenario& sc, const CacheModel& c)
   j["miss_imbalance"] = c.miss_imbalance;
   j["disk_saturation_ops_s"] = c.disk_saturation_ops_s;
   j["disk_bottleneck"] = c.disk_saturation_ops_s > 0 ? sc.topology().nodes[c.disk_bottleneck].id : "";
+  j["cpu_saturation_ops_s"] = c.cpu_saturation_ops_s;
+  j["cpu_bottleneck"] = c.cpu_saturation_ops_s > 0 ? sc.topology().nodes[c.cpu_bottleneck].id : "";
   nlohmann::ordered_json nodes = nlohmann::ordered_json::array();
   for (NodeId n = 0; n < c.nodes.size(); ++n) {
     const auto& l = c.nodes[n];
@@ -221,6 +237,10 @@ std::string cache_model_text(const Scenario& sc, const CacheModel& c) {
     s += fmt::format("  {:<10} {:>14.4f} {:>9.2f}% {:>15.4f} {:>12} {:>16}\n", sc.topology().nodes[n].id,
                      l.reads_per_op, 100 * l.hit_rate, l.misses_per_op, per_s, t);
   }
+  if (c.cpu_saturation_ops_s > 0)
+    s += fmt::format("  CPU bound with the cache's hit and miss costs: {:.0f} op/s (busiest node {}, its shards sharing "
+                     "its load evenly)\n",
+                     c.cpu_saturation_ops_s, sc.topology().nodes[c.cpu_bottleneck].id);
   if (c.disk_saturation_ops_s > 0)
     s += fmt::format("  disk bound: {:.0f} op/s (busiest disk {})\n", c.disk_saturation_ops_s,
                      sc.topology().nodes[c.disk_bottleneck].id);
