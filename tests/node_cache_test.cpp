@@ -30,6 +30,7 @@
 #include "sim/config/scenario.hpp"
 #include "sim/core/rng.hpp"
 #include "sim/workload/key_dist.hpp"
+#include "sim_test_util.hpp"
 
 namespace lbsim {
 namespace {
@@ -363,6 +364,56 @@ TEST(NodeChe, AnalyzeReportsTheCacheOnlyWhenOneIsSet) {
   const ScenarioModel costly = analyze_scenario(sc);
   EXPECT_LT(costly.policies[0].cache->cpu_saturation_ops_s, 0.97 * m.policies[0].cache->cpu_saturation_ops_s);
   EXPECT_NEAR(costly.policies[1].cache->cpu_saturation_ops_s, m.policies[1].cache->cpu_saturation_ops_s, 1.0);  // no misses
+}
+
+}  // namespace
+}  // namespace lbsim
+
+namespace lbsim {
+namespace {
+
+// The engine's caches (sim/engine/sim_cache.cpp, cluster.cache) against `lbsim analyze`'s per-node
+// Che, on configs/cache-locality.json (6 nodes, RF 3, LOCAL_ONE, 4 shards per node, 60,000 keys of
+// 1 KiB). The engine starts warm with every key its node replicates (cache.initial = warm); a
+// policy that reads only some of them (TOPOLOGICAL) converges to the steady state as its misses
+// push the unread keys out, so the run warms up for 480,000 operations (8x the keys) first.
+// Per node (the read-weighted mean of its 4 shards) within 0.02.
+struct EngineCase {
+  std::string policy;
+  std::string keys;
+  double capacity_w_n;  // cache per node as a fraction of W/N
+};
+
+TEST(NodeCheVsEngine, PerNodeHitRatesWithinTwoPoints) {
+  const std::string file = std::string(LBSIM_SOURCE_DIR) + "/configs/cache-locality.json";
+  const double w_n_mib = 60000.0 * 1024 / 6 / 1048576;
+  const std::string uniform = R"({"count":60000})", zipf = R"({"count":60000,"distribution":"zipf","s":0.99})";
+  const std::vector<EngineCase> cases{
+      {"java-random", uniform, 1.0},      {"java-topological", uniform, 1.0}, {"java-neutral", uniform, 0.5},
+      {"java-random", zipf, 0.5},         {"java-topological", zipf, 0.5},    {"java-random", uniform, 0.25},
+  };
+  for (const EngineCase& c : cases) {
+    SCOPED_TRACE(c.policy + " " + c.keys + fmt::format(" C = {} W/N", c.capacity_w_n));
+    const Scenario sc = load_scenario(file, {"workload.keys=" + c.keys, "workload.warmup_ops=480000",
+                                             "workload.ops=240000",
+                                             fmt::format("cluster.cache.capacity_mb={:.6f}", c.capacity_w_n * w_n_mib)});
+    const std::vector<std::string> only{c.policy};
+    const ScenarioModel m = analyze_scenario(sc, &only);
+    const PolicyModel* pm = nullptr;
+    for (const auto& p : m.policies)
+      if (p.name == c.policy) pm = &p;
+    ASSERT_TRUE(pm && pm->cache);
+    const RunResult r = testing::run_first(sc, c.policy);
+    double worst = 0;
+    for (std::size_t n = 0; n < r.nodes.size(); ++n) {
+      ASSERT_TRUE(r.nodes[n].cache.has_value());
+      const double sim = r.nodes[n].cache->hit_rate, che = pm->cache->nodes[n].hit_rate;
+      EXPECT_NEAR(che, sim, 0.02) << r.nodes[n].id;
+      worst = std::max(worst, std::abs(che - sim));
+    }
+    std::printf("  %s %s C=%.2f W/N: Che %.4f, engine largest per-node gap %.4f\n", c.policy.c_str(), c.keys.c_str(),
+                c.capacity_w_n, pm->cache->hit_rate, worst);
+  }
 }
 
 }  // namespace
