@@ -73,6 +73,7 @@ struct Case {
   double capacity = 0;         // bytes per node
   double read_fraction = 1.0;  // the rest are writes (to every replica)
   bool invalidate = false;
+  bool shuffle = false;  // ScyllaDB 2025.1's shuffle of equal-distance read replicas
 };
 
 // The model's per-node hit rates.
@@ -83,6 +84,7 @@ CacheModel model(const TokenRing& ring, const Case& c, std::uint64_t exact_keys 
   in.read_fraction = c.read_fraction;
   in.read_cl = c.cl;
   in.write_cl = ConsistencyLevel::One;
+  in.shuffle_equal_distance_reads = c.shuffle;
   in.down.assign(ring.topology().size(), false);
   in.capacity.assign(ring.topology().size(), 1.0);
   std::vector<double> share;
@@ -110,7 +112,7 @@ std::vector<double> simulate(const TokenRing& ring, const Case& c, std::uint64_t
   const RfTable rf = RfTable::of(topo, ring.replication());
   KeyGenerator gen(c.keys);
   Rng root(seed);
-  Rng keys = root.fork("keys"), plan = root.fork("plan"), mix = root.fork("mix");
+  Rng keys = root.fork("keys"), plan = root.fork("plan"), mix = root.fork("mix"), tie = root.fork("tie");
   std::vector<LruCache> caches;
   for (std::size_t n = 0; n < topo.size(); ++n) caches.emplace_back(static_cast<std::uint64_t>(c.capacity));
   auto up = [](NodeId) { return true; };
@@ -135,8 +137,11 @@ std::vector<double> simulate(const TokenRing& ring, const Case& c, std::uint64_t
     const std::size_t coordinators = c.ordering == Ordering::Topological ? 1 : driver.size();
     for (std::size_t i = 0; i < coordinators; ++i) {
       const ClNeed need = cl_need(c.cl, topo.node_dc[driver[i]], rf);
-      const std::size_t m = read_targets(need, topo, driver[i], server, up, tg);
-      for (std::size_t t = 0; t < m; ++t) weight[tg[t]] += 1.0 / static_cast<double>(coordinators);
+      std::array<double, 16> q{};
+      q.fill(1.0);
+      const std::size_t m = c.shuffle ? read_target_shares(need, topo, driver[i], server, up, tg, q)
+                                      : read_targets(need, topo, driver[i], server, up, tg);
+      for (std::size_t t = 0; t < m; ++t) weight[tg[t]] += q[t] / static_cast<double>(coordinators);
     }
     for (NodeId n = 0; n < topo.size(); ++n)
       if (weight[n] > 0) warm[n].push_back({p * weight[n], k});
@@ -160,7 +165,7 @@ std::vector<double> simulate(const TokenRing& ring, const Case& c, std::uint64_t
     const auto driver = ring.replicas_at(r, ReplicaOrder::Driver);
     const NodeId coordinator = c.ordering == Ordering::Topological ? driver[0] : driver[plan.below(driver.size())];
     const ClNeed need = cl_need(c.cl, topo.node_dc[coordinator], rf);
-    const std::size_t m = read_targets(need, topo, coordinator, server, up, targets);
+    const std::size_t m = read_targets(need, topo, coordinator, server, up, targets, c.shuffle ? &tie : nullptr);
     for (std::size_t t = 0; t < m; ++t) caches[targets[t]].access(k, kEntry);
   }
   std::vector<double> hit(topo.size());
@@ -209,6 +214,32 @@ void che_vs_lru(KeyDistKind kind, std::uint64_t seed) {
 TEST(NodeCheVsLru, UniformWithinTwoPointsPerNode) { che_vs_lru(KeyDistKind::Uniform, 1); }
 TEST(NodeCheVsLru, Zipf099WithinTwoPointsPerNode) { che_vs_lru(KeyDistKind::Zipf, 2); }
 TEST(NodeCheVsLru, GaussianWithinTwoPointsPerNode) { che_vs_lru(KeyDistKind::Gaussian, 3); }
+
+// QUORUM under ScyllaDB 2025.1's shuffle of equal-distance replicas (cluster.server
+// scylla-2025.1; scylladb/scylladb PR #21958, sim/cluster/coordination.hpp): the coordinator's
+// second target is drawn among the other two replicas (one per rack here) instead of always the
+// first in replica order, which spreads TOPOLOGICAL's second reads over both. Che through the
+// model's target probabilities (read_target_shares) against the Monte-Carlo drawing them.
+TEST(NodeCheVsLru, QuorumWithTheEqualDistanceShuffleWithinTwoPointsPerNode) {
+  const TokenRing ring = six_nodes();
+  for (KeyDistKind kind : {KeyDistKind::Uniform, KeyDistKind::Zipf})
+    for (Ordering o : {Ordering::Topological, Ordering::Random}) {
+      Case c{population(kind), o, ConsistencyLevel::Quorum, 0.75 * working_set() / kNodes};
+      c.shuffle = true;
+      SCOPED_TRACE(fmt::format("{} {}", kind == KeyDistKind::Uniform ? "uniform" : "zipf",
+                               o == Ordering::Topological ? "TOPOLOGICAL" : "RANDOM"));
+      const double gap = expect_close(ring, c, 0.02, 9);
+      Case fixed = c;
+      fixed.shuffle = false;
+      // Without the shuffle a key's second reads always go to the same replica, which caches it;
+      // with it, both other replicas do: lower hit rates (uniform TOPOLOGICAL: 0.276 against 0.375).
+      if (kind == KeyDistKind::Uniform && o == Ordering::Topological)
+        EXPECT_LT(model(ring, c).hit_rate, model(ring, fixed).hit_rate - 0.05);
+      std::printf("  shuffled QUORUM %s %s: largest per-node gap %.4f; Che hit rate %.4f (without the shuffle %.4f)\n",
+                  kind == KeyDistKind::Uniform ? "uniform" : "zipf", o == Ordering::Topological ? "TOPOLOGICAL" : "RANDOM",
+                  gap, model(ring, c).hit_rate, model(ring, fixed).hit_rate);
+    }
+}
 
 // Reads at QUORUM reach two replicas: the model's reads per operation add up to 2 (CL ONE: 1).
 TEST(NodeChe, CacheReadsFollowTheClFanOut) {
