@@ -497,3 +497,43 @@ TEST(CacheLocality, ThroughputFollowsTheCheMissesUntilTheHotKeysShardBinds) {
 
 }  // namespace
 }  // namespace lbsim
+
+namespace lbsim {
+namespace {
+
+// The Che side of the negative control (scylladb/scylla-cluster-tests#9484's read test shape: 3
+// nodes, RF 3, QUORUM, a working set warmed at CL ALL; cassandra-stress 3.13.0 ordered NEUTRAL,
+// 3.17.0 RANDOM, and read 1-3 % less). With every node a replica of every key, NEUTRAL's rotation
+// starts at each replica with probability 1/3, as RANDOM's shuffle does, and the coordinator's
+// second QUORUM target follows from the coordinator: the two orderings route every read alike, so
+// the cache cannot tell them apart at any size (here 0.5 W, and W when everything fits). The
+// measured gap must come from elsewhere (the client's shuffle cost, scylladb/java-driver#427).
+// TOPOLOGICAL, which always coordinates on the primary, does differ at 0.5 W.
+TEST(NodeChe, NegativeControlNeutralAndRandomCacheAlikeOnThreeNodesRf3Quorum) {
+  const std::string file = std::string(LBSIM_SOURCE_DIR) + "/configs/cache-locality.json";
+  const double w_mib = 60000.0 * 1024 / 1048576;
+  for (double f : {0.5, 1.05}) {
+    const Scenario sc = load_scenario(file, {R"(cluster.datacenters=[{"name":"dc1","racks":3,"nodes":3}])",
+                                             "workload.consistency.read=QUORUM",
+                                             fmt::format("cluster.cache.capacity_mb={:.6f}", f * w_mib)});
+    const ScenarioModel m = analyze_scenario(sc);
+    const CacheModel *random = nullptr, *neutral = nullptr, *topological = nullptr;
+    for (const auto& p : m.policies) {
+      if (p.name == "java-random") random = &*p.cache;
+      if (p.name == "java-neutral") neutral = &*p.cache;
+      if (p.name == "java-topological") topological = &*p.cache;
+    }
+    ASSERT_TRUE(random && neutral && topological);
+    for (std::size_t n = 0; n < 3; ++n) EXPECT_NEAR(neutral->nodes[n].hit_rate, random->nodes[n].hit_rate, 1e-9);
+    if (f < 1) {
+      EXPECT_NEAR(random->hit_rate, 0.560, 0.005);
+      EXPECT_GT(topological->hit_rate, random->hit_rate + 0.1);  // 0.750
+    } else {
+      EXPECT_EQ(random->hit_rate, 1.0);
+      EXPECT_EQ(topological->hit_rate, 1.0);
+    }
+  }
+}
+
+}  // namespace
+}  // namespace lbsim
