@@ -16,6 +16,7 @@
 // (Cassandra's row cache: apache/cassandra 00022bfa61 db/ColumnFamilyStore.java apply() calls
 // invalidateCachedPartition after the memtable put).
 // A restart or a kill empties the node's caches (its process, and so its memory, is gone).
+#include <algorithm>
 #include <cmath>
 
 #include "sim/cluster/routing_key.hpp"
@@ -63,6 +64,7 @@ void Simulation::Impl::init_cache() {
   size_seed_ = root_.fork("partition_size").seed();
   size_constant_ = cs.partition_size.kind == DistKind::Constant;
   disk_rng_ = root_.fork("disk");
+  result_.timeline.enable_cache();
   if (cs.initial != CacheInitial::Warm) return;
   // Warm: as after a CL ALL read of every key in increasing popularity, each cache holds the keys
   // its node (shard) replicates, the most popular most recently used, up to its capacity.
@@ -136,6 +138,7 @@ double Simulation::Impl::cache_access(std::uint32_t job, NodeId r, bool read, Si
     bytes = partition_bytes(c.token);
     hit = cache.access(key, bytes);
   }
+  if (window_open_ && !window_closed_) result_.timeline.record_cache(now - window_start_, r, hit);
   if (hit) {
     ++k.cache_hits;
     return cs.hit.sample_ns(service_rng_);
@@ -169,6 +172,32 @@ void Simulation::Impl::cache_trim_snapshot(std::vector<NodeSnapshot>& snaps) con
   // now is exactly its tail.
   for (NodeId n = 0; n < n_; ++n)
     if (disk_free_[n] > now_) snaps[n].counters.disk_busy -= disk_free_[n] - now_;
+}
+
+void Simulation::Impl::cache_collect(RunResult& r) const {
+  CacheSummary c;
+  const double window_s = static_cast<double>(std::max<SimTime>(r.window, 1)) / 1e9;
+  std::uint64_t hits = 0, misses = 0, most = 0;
+  for (NodeId n = 0; n < n_; ++n) {
+    const NodeCounters& a = snap_start_[n].counters;
+    const NodeCounters& b = snap_end_[n].counters;
+    hits += b.cache_hits - a.cache_hits;
+    misses += b.cache_misses - a.cache_misses;
+    most = std::max(most, b.cache_misses - a.cache_misses);
+  }
+  c.hit_rate = hits + misses > 0 ? static_cast<double>(hits) / static_cast<double>(hits + misses) : 0.0;
+  c.misses_per_s = static_cast<double>(misses) / window_s;
+  c.miss_overcommit = misses > 0 ? static_cast<double>(most) * static_cast<double>(n_) / static_cast<double>(misses) : 0.0;
+  std::vector<std::uint64_t> keys;
+  for (const LruCache& x : caches_) {
+    const auto k = x.keys_mru_first();
+    keys.insert(keys.end(), k.begin(), k.end());
+  }
+  const std::size_t entries = keys.size();
+  std::sort(keys.begin(), keys.end());
+  c.keys_cached = static_cast<std::uint64_t>(std::unique(keys.begin(), keys.end()) - keys.begin());
+  c.copies_per_key = c.keys_cached > 0 ? static_cast<double>(entries) / static_cast<double>(c.keys_cached) : 0.0;
+  r.cache = c;
 }
 
 }  // namespace lbsim

@@ -335,6 +335,7 @@ struct Simulation::Impl {
   void cache_node_restarted(NodeId n);  // a restart or a kill: the node's caches come back empty
   // Takes out of each node's disk_busy the reads reserved after now (snapshots count up to now).
   void cache_trim_snapshot(std::vector<NodeSnapshot>& snaps) const;
+  void cache_collect(RunResult& r) const;  // RunResult::cache (the per-node figures: collect())
 
   // sim_server.cpp
   void on_attempt_arrive(std::uint32_t cr);

@@ -124,8 +124,8 @@ Simulation::Impl::Impl(const Scenario& sc, const PolicyEntry& entry, std::unique
   if (sc.nodes.max_requests_per_shard > 0) admitted_.assign(n_ * shards_, 0);
 
   init_tablets();
-  init_cache();  // sim_cache.cpp; nothing without cluster.cache
   result_.timeline.set_nodes(n_);
+  init_cache();  // sim_cache.cpp; nothing without cluster.cache
   policy_->init(view_, policy_rng_);
   rm_on_ = policy_->has_driver_replicas();  // the driver's map is built at init
   exact_in_flight_ = policy_->reads_in_flight();
@@ -669,6 +669,7 @@ RunResult Simulation::Impl::collect() {
   r.window = window_end_ - window_start_;
   r.timeline.finish(r.window);
   r.events = scenario_events(sc_, topo_, r.end);
+  if (cache_on_) cache_collect(r);  // sim_cache.cpp
   const double window = static_cast<double>(std::max<SimTime>(r.window, 1));
   for (NodeId n = 0; n < n_; ++n) {
     const NodeCounters& a = snap_start_[n].counters;
