@@ -1,5 +1,6 @@
 #include "sim/analysis/load_model.hpp"
 
+#include <algorithm>
 #include <array>
 #include <limits>
 
@@ -10,6 +11,12 @@ namespace lbsim {
 namespace {
 constexpr std::uint32_t kNoShard = 0xffffffffu;
 }  // namespace
+
+std::size_t replica_stride(const TokenRing& ring) {
+  std::size_t stride = 1;
+  for (std::size_t r = 0; r < ring.size(); ++r) stride = std::max(stride, ring.replicas_at(r, ReplicaOrder::Server).size());
+  return stride;
+}
 
 LoadModel analyze_load(const LoadModelInput& in, const jsonin::Json& policy_spec) {
   const TokenRing& ring = *in.ring;
@@ -78,6 +85,10 @@ LoadModel analyze_load(const LoadModelInput& in, const jsonin::Json& policy_spec
     (arrival == Place::Uniform ? hop_uniform : hop_pool)[t] += p * hop_s / 2;
   };
 
+  // cluster.cache: each range's read targets by replica position (node_cache.hpp).
+  std::vector<double>* read_share = in.read_share_out;
+  const std::size_t share_stride = read_share ? replica_stride(ring) : 0;
+  if (read_share) read_share->assign(ring.size() * share_stride, 0.0);
   std::array<NodeId, 256> targets{};
   std::array<double, 256> target_share{};  // with the shuffle: the probability of each target
   for (std::size_t r = 0; r < ring.size(); ++r) {
@@ -109,6 +120,9 @@ LoadModel analyze_load(const LoadModelInput& in, const jsonin::Json& policy_spec
           for (std::size_t i = 0; i < k; ++i) {
             const double q = in.shuffle_equal_distance_reads ? target_share[i] : 1.0;
             out.nodes[targets[i]].replica_reads += p * q;
+            if (read_share)
+              for (std::size_t pos = 0; pos < replicas.size(); ++pos)
+                if (replicas[pos] == targets[i]) (*read_share)[r * share_stride + pos] += p * q / share;
             add_keyed(targets[i], p * q * in.read_s);
             add_hop(c, targets[i], in.routed_arrival, (p - unrouted) * q);
             add_hop(c, targets[i], in.unrouted_arrival, unrouted * q);

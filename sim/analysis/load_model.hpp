@@ -55,7 +55,14 @@ struct LoadModelInput {
   std::vector<double> pool_weight;
   double cross_shard_hop_s = 0;  // CPU seconds per hop; 0: no hops
   bool rpc_on_sender_shard = true;
+  // Optional output (cluster.cache's per-node Che, node_cache.hpp): when set, receives
+  // ranges x replica_stride(ring) entries, (r, i) = P(the i-th replica of replicas_at(r, Server) is
+  // a read target | a read of a key in range r), data and digest reads alike. Null: nothing kept.
+  std::vector<double>* read_share_out = nullptr;
 };
+
+// The largest replica count of the ring's ranges (the stride of read_share_out).
+std::size_t replica_stride(const TokenRing& ring);
 
 struct NodeLoad {
   double coordinator = 0;     // P(node coordinates an operation)

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include <fmt/format.h>
 
@@ -97,35 +98,156 @@ ScenarioModel analyze_scenario(const Scenario& sc, const std::vector<std::string
     out.notes.push_back(fmt::format("tablets: {} tablets, the driver's cache warm (steady state); replica work on each "
                                     "replica's tablet shard",
                                     ring.size()));
+  // cluster.cache (issue 37): per-node Che over the same routing (node_cache.hpp). Key
+  // populations only: a trace's keys are tokens without popularity.
+  const CacheSpec& cache = sc.nodes.cache;
+  const bool cache_on = cache.enabled && !w.trace;
+  CacheModelInput cache_in;
+  if (cache.enabled && w.trace) out.notes.push_back("cache: a trace's hit rates are not modelled (no key popularity)");
+  if (cache_on) {
+    cache_in.ring = &ring;
+    cache_in.keys = w.keys;
+    cache_in.read_fraction = w.read_fraction;
+    cache_in.write_fraction = 1.0 - w.read_fraction - w.lwt_fraction;
+    cache_in.invalidate = cache.writes == CacheWriteRule::Invalidate;
+    cache_in.capacity_bytes = cache.capacity_bytes;
+    cache_in.entry_bytes = cache.partition_size.mean_ns;
+    if (sc.nodes.discipline == Discipline::PerShard && sc.nodes.shards > 1) {
+      cache_in.shards = sc.nodes.shards;
+      cache_in.sharding = sharding;
+    }
+    cache_in.stride = replica_stride(ring);
+    cache_in.down.assign(topo.size(), false);
+    cache_in.ops_per_s = sc.client.rate;
+    cache_in.sstables_per_read = cache.sstables_per_read;
+    const DiskSpec& disk = sc.nodes.disk;
+    if (disk.read_iops > 0) cache_in.disk_read_s += 1.0 / disk.read_iops;
+    if (disk.read_bandwidth > 0) cache_in.disk_read_s += cache_in.entry_bytes / disk.read_bandwidth;
+    out.notes.push_back(fmt::format(
+        "cache: per-node Che (steady state, {} population of {} keys; partitions of their mean size, {:.0f} bytes; "
+        "writes {})",
+        w.keys.count > kCheExactKeys ? "grouped" : "exact", w.keys.count, cache_in.entry_bytes,
+        cache_in.invalidate ? "invalidate (eq. 4 of node_cache.hpp)" : "update in place (no effect on hits)"));
+  }
   for (const auto& p : sc.policies) {
     if (only && std::find(only->begin(), only->end(), p.name) == only->end()) {
       LoadModel m;
       m.reason = "not requested";
-      out.policies.push_back({p.name, m});
+      out.policies.push_back({p.name, m, std::nullopt});
       continue;
     }
     if (!sc.loaders.empty()) {  // each loader's place and policy route its own share: simulated only
       LoadModel m;
       m.reason = "several loaders (clients) are not modelled: the model routes one client's operations";
-      out.policies.push_back({p.name, m});
+      out.policies.push_back({p.name, m, std::nullopt});
       continue;
     }
     if (sc.changes.any()) {  // joins, drains and migrations are simulated only
       LoadModel m;
       m.reason = "topology changes (changes.events) are not modelled";
-      out.policies.push_back({p.name, m});
+      out.policies.push_back({p.name, m, std::nullopt});
       continue;
     }
     if (w.lwt_fraction > 0) {  // Paxos rounds and LWT routing are simulated only
       LoadModel m;
       m.reason = "lightweight transactions (workload.mix.lwt) are not modelled";
-      out.policies.push_back({p.name, m});
+      out.policies.push_back({p.name, m, std::nullopt});
       continue;
     }
-    out.policies.push_back({p.name, analyze_load(in, p.spec)});
+    if (!cache_on) {
+      out.policies.push_back({p.name, analyze_load(in, p.spec), std::nullopt});
+      continue;
+    }
+    std::vector<double> read_share;
+    in.read_share_out = &read_share;
+    LoadModel lm = analyze_load(in, p.spec);
+    in.read_share_out = nullptr;
+    std::optional<CacheModel> cm;
+    if (lm.modelled) {
+      cache_in.read_share = &read_share;
+      cm = analyze_cache(cache_in);
+      // The CPU bound with the cache's read costs (rows scale them as they scale service.read).
+      const double hit_s = cache.hit.mean_ns * 1e-9 * rows, miss_s = cache.miss.mean_ns * 1e-9 * rows;
+      cm->cpu_saturation_ops_s = std::numeric_limits<double>::infinity();
+      for (NodeId n = 0; n < lm.nodes.size() && n < cm->nodes.size(); ++n) {
+        const NodeCacheModel& c = cm->nodes[n];
+        const double hits = c.reads_per_op - c.misses_per_op;
+        const double busy = lm.nodes[n].busy_s - lm.nodes[n].replica_reads * in.read_s + hits * hit_s + c.misses_per_op * miss_s;
+        if (busy > 0 && in.capacity[n] / busy < cm->cpu_saturation_ops_s) {
+          cm->cpu_saturation_ops_s = in.capacity[n] / busy;
+          cm->cpu_bottleneck = n;
+        }
+      }
+      if (!std::isfinite(cm->cpu_saturation_ops_s)) cm->cpu_saturation_ops_s = 0;
+    }
+    out.policies.push_back({p.name, std::move(lm), std::move(cm)});
   }
   return out;
 }
+
+namespace {
+
+// A characteristic time is infinite when the node's keys all fit: null in JSON.
+nlohmann::ordered_json finite_or_null(double x) { return std::isfinite(x) ? nlohmann::ordered_json(x) : nlohmann::ordered_json(nullptr); }
+
+nlohmann::ordered_json cache_model_json(const Scenario& sc, const CacheModel& c) {
+  const double rate = sc.client.rate;
+  nlohmann::ordered_json j;
+  j["method"] = c.method;
+  j["capacity_bytes_per_node"] = sc.nodes.cache.capacity_bytes;
+  j["hit_rate"] = c.hit_rate;
+  j["misses_per_op"] = c.misses_per_op;
+  j["miss_imbalance"] = c.miss_imbalance;
+  j["disk_saturation_ops_s"] = c.disk_saturation_ops_s;
+  j["disk_bottleneck"] = c.disk_saturation_ops_s > 0 ? sc.topology().nodes[c.disk_bottleneck].id : "";
+  j["cpu_saturation_ops_s"] = c.cpu_saturation_ops_s;
+  j["cpu_bottleneck"] = c.cpu_saturation_ops_s > 0 ? sc.topology().nodes[c.cpu_bottleneck].id : "";
+  nlohmann::ordered_json nodes = nlohmann::ordered_json::array();
+  for (NodeId n = 0; n < c.nodes.size(); ++n) {
+    const auto& l = c.nodes[n];
+    nlohmann::ordered_json nj{{"id", sc.topology().nodes[n].id},
+                              {"replica_reads_per_op", l.reads_per_op},
+                              {"hit_rate", l.hit_rate},
+                              {"misses_per_op", l.misses_per_op},
+                              {"char_time_ops_min", finite_or_null(l.t_min)},
+                              {"char_time_ops_max", finite_or_null(l.t_max)}};
+    if (rate > 0) nj["misses_per_s"] = l.misses_per_op * rate;
+    if (l.shards.size() > 1) {
+      nlohmann::ordered_json sh = nlohmann::ordered_json::array();
+      for (const auto& s : l.shards) sh.push_back(s.reads > 0 ? s.hits / s.reads : 0.0);
+      nj["shard_hit_rates"] = sh;
+    }
+    nodes.push_back(nj);
+  }
+  j["nodes"] = nodes;
+  return j;
+}
+
+std::string cache_model_text(const Scenario& sc, const CacheModel& c) {
+  const double rate = sc.client.rate;
+  std::string s = fmt::format("  cache (per-node Che, {}): hit rate {:.2f}%, {:.4f} misses per op, miss overcommit "
+                              "(busiest / mean node) {:.3f}\n",
+                              c.method, 100 * c.hit_rate, c.misses_per_op, c.miss_imbalance);
+  s += fmt::format("  {:<10} {:>14} {:>10} {:>15} {:>12} {:>16}\n", "node", "cache reads/op", "hit rate", "misses per op",
+                   "misses/s", "char. time (op)");
+  for (NodeId n = 0; n < c.nodes.size(); ++n) {
+    const auto& l = c.nodes[n];
+    const std::string per_s = rate > 0 ? fmt::format("{:.1f}", l.misses_per_op * rate) : "-";
+    const std::string t = !std::isfinite(l.t_max) ? "inf (fits)" : fmt::format("{:.4g}", l.t_max);
+    s += fmt::format("  {:<10} {:>14.4f} {:>9.2f}% {:>15.4f} {:>12} {:>16}\n", sc.topology().nodes[n].id,
+                     l.reads_per_op, 100 * l.hit_rate, l.misses_per_op, per_s, t);
+  }
+  if (c.cpu_saturation_ops_s > 0)
+    s += fmt::format("  CPU bound with the cache's hit and miss costs: {:.0f} op/s (busiest node {}, its shards sharing "
+                     "its load evenly)\n",
+                     c.cpu_saturation_ops_s, sc.topology().nodes[c.cpu_bottleneck].id);
+  if (c.disk_saturation_ops_s > 0)
+    s += fmt::format("  disk bound: {:.0f} op/s (busiest disk {})\n", c.disk_saturation_ops_s,
+                     sc.topology().nodes[c.disk_bottleneck].id);
+  return s;
+}
+
+}  // namespace
 
 nlohmann::ordered_json scenario_model_json(const Scenario& sc, const ScenarioModel& m) {
   nlohmann::ordered_json j;
@@ -155,6 +277,7 @@ nlohmann::ordered_json scenario_model_json(const Scenario& sc, const ScenarioMod
                          {"busy_s_per_op", l.busy_s}});
       }
       pj["nodes"] = nodes;
+      if (p.cache) pj["cache"] = cache_model_json(sc, *p.cache);
     }
     pols.push_back(pj);
   }
@@ -188,6 +311,7 @@ std::string scenario_model_text(const Scenario& sc, const ScenarioModel& m) {
                        sc.topology().nodes[*p.model.bottleneck].id);
     if (p.model.unavailable > 1e-12) s += fmt::format("  unavailable: {:.3f}% of operations\n", 100 * p.model.unavailable);
     if (p.model.no_host > 1e-12) s += fmt::format("  no host: {:.3f}% of operations\n", 100 * p.model.no_host);
+    if (p.cache) s += cache_model_text(sc, *p.cache);
   }
   for (const auto& n : m.notes) s += "note: " + n + "\n";
   return s;

@@ -3,12 +3,14 @@
 // times and capacities (shards x speed). Faults, retries and traces are not modelled: the result
 // says so in `notes`.
 #pragma once
+#include <optional>
 #include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
 #include "sim/analysis/load_model.hpp"
+#include "sim/analysis/node_cache.hpp"
 #include "sim/config/scenario.hpp"
 
 namespace lbsim {
@@ -16,6 +18,9 @@ namespace lbsim {
 struct PolicyModel {
   std::string name;
   LoadModel model;
+  // cluster.cache set (and the policy modelled): per-node Che (node_cache.hpp). Absent otherwise,
+  // and then nothing of it is printed.
+  std::optional<CacheModel> cache;
 };
 
 struct ScenarioModel {

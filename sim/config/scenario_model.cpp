@@ -113,7 +113,8 @@ static SpecRetrySpec parse_speculative_retry(const Json& j, const std::string& p
 
 const std::vector<std::string>& node_model_keys() {
   static const std::vector<std::string> keys{"shards",      "discipline", "service", "speed", "cross_shard",
-                                             "server", "max_concurrent_requests_per_shard", "speculative_retry"};
+                                             "server", "max_concurrent_requests_per_shard", "speculative_retry",
+                                             "cache",       "disk"};
   return keys;
 }
 
@@ -176,6 +177,7 @@ NodeModelSpec parse_node_model(const Json& cluster, const std::string& path, con
         static_cast<std::uint32_t>(o.integer("max_concurrent_requests_per_shard", 1, 1'000'000'000, 1));
   }
   if (const Json* sr = o.find("speculative_retry")) s.speculative_retry = parse_speculative_retry(*sr, o.path_of("speculative_retry"));
+  parse_cache_disk(cluster, path, s);
   s.speed.assign(topo.size(), 1.0);
   if (const Json* sp = o.find("speed")) {
     const std::string spp = o.path_of("speed");
@@ -348,7 +350,8 @@ FaultSpec parse_faults(const Json* j, const std::string& path, const Topology& t
       }
       f.node = *n;
       f.kind = fo.choice<FaultKind>("kind", {{"down", FaultKind::Down}, {"kill", FaultKind::Kill}, {"up", FaultKind::Up},
-                                             {"slow", FaultKind::Slow}, {"pause", FaultKind::Pause}});
+                                             {"slow", FaultKind::Slow}, {"pause", FaultKind::Pause},
+                                             {"restart", FaultKind::Restart}});
       const bool timed = f.kind == FaultKind::Slow || f.kind == FaultKind::Pause;
       if (timed && !fo.has("duration_s")) jsonin::fail(fo.path_of("duration_s"), "required for slow and pause faults");
       if (f.kind == FaultKind::Up && fo.has("duration_s")) jsonin::fail(fo.path_of("duration_s"), "not allowed for an up event");

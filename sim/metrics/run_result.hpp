@@ -79,6 +79,28 @@ struct NodeStreaming {
   double received_mb = 0;  // MB the node received
 };
 
+// A node's cache in the window (cluster.cache, issue 37; sim/engine/sim_cache.cpp): replica reads
+// (data and digest) that hit or missed, the disk reads of the misses and the disk's occupancy.
+struct NodeCache {
+  std::uint64_t hits = 0, misses = 0, disk_reads = 0;
+  double hit_rate = 0;          // hits / (hits + misses); 0 without reads
+  double misses_per_s = 0;
+  double disk_utilization = 0;  // disk busy time / window (0 without cluster.disk)
+};
+
+// The caches of all nodes (cluster.cache; results/README.md "cache").
+struct CacheSummary {
+  double hit_rate = 0;         // all nodes' hits / lookups in the window
+  double misses_per_s = 0;     // all nodes' misses per second of the window
+  // The overcommit of misses across nodes: the busiest node's misses per second over the mean of
+  // all nodes' (1: every disk gets the same share of the misses).
+  double miss_overcommit = 0;
+  // At the end of the run: cached entries over distinct keys cached anywhere, the mean number of
+  // nodes holding a cached key (1: each key cached once; RF: on every replica).
+  double copies_per_key = 0;
+  std::uint64_t keys_cached = 0;  // distinct keys cached anywhere at the end of the run
+};
+
 struct NodeResult {
   std::string id, dc, rack;
   std::uint64_t coordinator_ops = 0;  // attempts that reached the node as coordinator
@@ -94,6 +116,7 @@ struct NodeResult {
   double utilization = 0;             // busy server time inside the window / (servers x window)
   double mean_queue = 0;              // time-average number of work items waiting or in service
   std::optional<NodeStreaming> streaming;  // tablet runs with migrations (see TabletResult)
+  std::optional<NodeCache> cache;          // with cluster.cache only
 };
 
 struct ClientResult {
@@ -231,6 +254,7 @@ struct RunResult {
   Timeline timeline;
   std::vector<ScenarioEvent> events;  // in time order; those at or before `end`
   std::optional<TabletResult> tablets;
+  std::optional<CacheSummary> cache;  // with cluster.cache only
   std::optional<SpecRetryResult> speculative_retry;
   std::optional<ReplicaMapResult> replica_map;
   std::optional<DetectionResult> detection;  // faults.driver_detection "driver" only

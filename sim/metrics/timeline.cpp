@@ -21,6 +21,13 @@ void Timeline::coarsen(std::size_t factor) {
       node_ops_[j * nodes_ + n] += node_ops_[i * nodes_ + n];
       node_ops_[i * nodes_ + n] = 0;
     }
+    if (cache_)
+      for (std::size_t n = 0; n < nodes_; ++n) {
+        node_hits_[j * nodes_ + n] += node_hits_[i * nodes_ + n];
+        node_hits_[i * nodes_ + n] = 0;
+        node_misses_[j * nodes_ + n] += node_misses_[i * nodes_ + n];
+        node_misses_[i * nodes_ + n] = 0;
+      }
   }
   used_ = (used_ + factor - 1) / factor;
   interval_ *= static_cast<SimTime>(factor);
@@ -46,6 +53,10 @@ std::size_t Timeline::locate(SimTime since_start) {
   if (idx >= points_.size()) {
     points_.resize(idx + 1);
     node_ops_.resize((idx + 1) * nodes_, 0);
+    if (cache_) {
+      node_hits_.resize((idx + 1) * nodes_, 0);
+      node_misses_.resize((idx + 1) * nodes_, 0);
+    }
   }
   if (idx >= used_) used_ = idx + 1;
   last_ = idx;

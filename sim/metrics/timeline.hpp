@@ -71,6 +71,20 @@ class Timeline {
   }
   void record_coordinator(SimTime since_start, std::uint32_t node) { ++node_ops_[index(since_start) * nodes_ + node]; }
   std::size_t nodes() const { return nodes_; }
+  // cluster.cache (issue 37): replica cache lookups per node over time, hits and misses; kept only
+  // after enable_cache() (set_nodes() first), so runs without a cache carry no series.
+  void enable_cache() {
+    cache_ = true;
+    node_hits_.assign(nodes_ * points_.size(), 0);
+    node_misses_.assign(nodes_ * points_.size(), 0);
+  }
+  bool has_cache() const { return cache_; }
+  void record_cache(SimTime since_start, std::uint32_t node, bool hit) {
+    const std::size_t i = index(since_start) * nodes_ + node;
+    ++(hit ? node_hits_ : node_misses_)[i];
+  }
+  std::span<const std::uint64_t> node_hits(std::size_t i) const { return {node_hits_.data() + i * nodes_, nodes_}; }
+  std::span<const std::uint64_t> node_misses(std::size_t i) const { return {node_misses_.data() + i * nodes_, nodes_}; }
   // Coordinator requests of point i, per node.
   std::span<const std::uint64_t> node_ops(std::size_t i) const { return {node_ops_.data() + i * nodes_, nodes_}; }
 
@@ -102,6 +116,8 @@ class Timeline {
   std::size_t used_ = 0;
   std::size_t nodes_ = 0;
   std::vector<std::uint64_t> node_ops_;  // points_.size() x nodes_
+  bool cache_ = false;
+  std::vector<std::uint64_t> node_hits_, node_misses_;  // likewise, with enable_cache() only
 };
 
 }  // namespace lbsim

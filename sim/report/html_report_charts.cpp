@@ -216,6 +216,7 @@ std::vector<svg::Marker> event_markers(const Json& r) {
     else if (kind == "add_node") what = nodes.size() > 1 ? "join" : "joins";
     else if (kind == "remove_node") what = "removed";
     else if (kind == "kill") what = "killed";
+    else if (kind == "restart") what = "restarts (cache emptied)";
     out.push_back({e.value("at_s", 0.0), who + " " + what + " (" + svg::short_number(e.value("at_s", 0.0)) + " s)"});
   }
   // faults.driver_detection "driver": when the driver marked a node down or up, and what told it.
@@ -297,6 +298,62 @@ svg::LineChart node_requests_chart(const Json& r, const std::string& policy, std
       c.series[2 * g].y.push_back(top / len);
       c.series[2 * g + 1].x.push_back(x);
       c.series[2 * g + 1].y.push_back(sum / static_cast<double>(last - first + 1) / len);
+    }
+  });
+  return c;
+}
+
+// cluster.cache: each node's cache hit rate over time (timeline[].cache_hit_rate) of one report,
+// one line per node up to svg::kDistinctSeries nodes, beyond that per datacenter its lowest node
+// and its mean per node. Empty (no series) without a cache.
+svg::LineChart node_cache_chart(const Json& r, const std::string& policy, std::size_t index) {
+  svg::LineChart c;
+  c.id = fmt::format("chart-node-cache-{}", index);
+  c.title = "Cache hit rate per node: " + policy;
+  c.y_label = "replica reads hitting the cache (%)";
+  c.x_label = kTimeAxis;
+  c.width = 1300;
+  c.height = 340;
+  c.y_max = 100;
+  c.markers = event_markers(r);
+  if (!r.contains("nodes") || !r.contains("cache")) return c;
+  const Json& nodes = r["nodes"];
+  const bool grouped = nodes.size() > svg::kDistinctSeries;
+  const auto groups = dc_groups(node_dcs(r));
+  if (!grouped)
+    for (std::size_t n = 0; n < nodes.size(); ++n) c.series.push_back({nodes[n].value("id", std::string("?")), {}, {}, {}, false, "", ""});
+  else
+    for (std::size_t g = 0; g < groups.size(); ++g) {
+      const std::string col(svg::color(g));
+      c.series.push_back({std::get<2>(groups[g]) + " lowest node", {}, {}, {}, false, col, "none"});
+      c.series.push_back({std::get<2>(groups[g]) + " mean per node", {}, {}, {}, false, col, "8 4"});
+    }
+  for_each_point(r, [&](double x, double, const Json& pt) {
+    if (!pt.contains("cache_hit_rate") || pt["cache_hit_rate"].size() != nodes.size()) return;
+    const Json& h = pt["cache_hit_rate"];
+    if (!grouped) {
+      for (std::size_t n = 0; n < nodes.size(); ++n)
+        if (h[n].is_number()) {
+          c.series[n].x.push_back(x);
+          c.series[n].y.push_back(100 * h[n].get<double>());
+        }
+      return;
+    }
+    for (std::size_t g = 0; g < groups.size(); ++g) {
+      const auto& [first, last, dc] = groups[g];
+      double sum = 0, low = 1;
+      std::size_t k = 0;
+      for (std::size_t n = first; n <= last; ++n)
+        if (h[n].is_number()) {
+          sum += h[n].get<double>();
+          low = std::min(low, h[n].get<double>());
+          ++k;
+        }
+      if (k == 0) continue;
+      c.series[2 * g].x.push_back(x);
+      c.series[2 * g].y.push_back(100 * low);
+      c.series[2 * g + 1].x.push_back(x);
+      c.series[2 * g + 1].y.push_back(100 * sum / static_cast<double>(k));
     }
   });
   return c;
@@ -385,6 +442,17 @@ std::string timeline_section(const std::vector<PolicyRuns>& policies) {
                                              "node (dashed)", svg::kDistinctSeries)
                                : "") +
                       ". Every policy's chart has the same scale." + note);
+  }
+  // cluster.cache: each node's hit rate over time, one chart per policy (reports without a cache
+  // have no cache_hit_rate points: no chart).
+  for (std::size_t pi = 0; pi < policies.size(); ++pi) {
+    const auto& p = policies[pi];
+    if (p.runs.empty()) continue;
+    const svg::LineChart c = node_cache_chart(*p.runs.front(), p.name, pi);
+    if (most_points(c) == 0) continue;
+    body += chart(fmt::format("fig-node-cache-{}", pi).c_str(), c,
+                  "Share of each node's replica reads (data and digest) that found their partition in its cache, "
+                  "per timeline interval (" + p.name + (p.runs.size() > 1 ? ", one seed" : "") + ")." + note);
   }
   return section("sec-timeline", "Over time", body);
 }

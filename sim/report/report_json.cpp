@@ -113,6 +113,13 @@ OJ report_json_stable(const RunResult& r) {
                              {"requests_max", c.requests_max},
                              {"peak_in_flight", c.peak_in_flight}};
     }
+    if (n.cache)  // cluster.cache only (results/README.md "cache")
+      node["cache"] = {{"hits", n.cache->hits},
+                       {"misses", n.cache->misses},
+                       {"hit_rate", round_to(n.cache->hit_rate, 6)},
+                       {"misses_per_s", round_to(n.cache->misses_per_s, 3)},
+                       {"disk_reads", n.cache->disk_reads},
+                       {"disk_utilization", round_to(n.cache->disk_utilization, 6)}};
     if (n.streaming)
       node["streaming"] = {{"s", round_to(n.streaming->seconds, 9)},
                            {"sent_mb", round_to(n.streaming->sent_mb, 6)},
@@ -219,6 +226,14 @@ OJ report_json_stable(const RunResult& r) {
       for (std::uint64_t v : r.timeline.node_ops(i)) per.push_back(v);
       pt["coordinator_ops"] = std::move(per);
     }
+    if (r.timeline.has_cache()) {  // cluster.cache only: each node's hit rate in the point (null: no lookup)
+      OJ per = OJ::array();
+      const auto h = r.timeline.node_hits(i), m = r.timeline.node_misses(i);
+      for (std::size_t n = 0; n < h.size(); ++n)
+        per.push_back(h[n] + m[n] > 0 ? OJ(round_to(static_cast<double>(h[n]) / static_cast<double>(h[n] + m[n]), 6))
+                                      : OJ(nullptr));
+      pt["cache_hit_rate"] = std::move(per);
+    }
     if (r.tablets) {
       pt["payloads"] = p.payloads;
       pt["fallback"] = p.fallback;
@@ -250,6 +265,12 @@ OJ report_json_stable(const RunResult& r) {
                                     {"best_shard", round_to(t.best_shard, 6)}}}};
     j["tablets"]["replicas_per_node"] = std::move(per);
   }
+  if (r.cache)
+    j["cache"] = {{"hit_rate", round_to(r.cache->hit_rate, 6)},
+                  {"misses_per_s", round_to(r.cache->misses_per_s, 3)},
+                  {"miss_overcommit", round_to(r.cache->miss_overcommit, 6)},
+                  {"keys_cached", r.cache->keys_cached},
+                  {"copies_per_key", round_to(r.cache->copies_per_key, 6)}};
   j["timeline"] = {{"interval_s", round_to(iv, 9)}};
   if (!r.events.empty()) {
     // Faults and topology changes at their scenario times (points' t_s count from the window start).

@@ -177,6 +177,17 @@ void print_run(std::ostream& out, const RunResult& r) {
                        "(best {:.2f})\n",
                        t.overcommit_node, t.best_node, t.overcommit_shard, t.best_shard);
   }
+  if (r.cache) {  // cluster.cache only
+    const CacheSummary& c = *r.cache;
+    out << fmt::format("cache: hit rate {:.1f}%, {} misses/s, miss overcommit {:.2f} (max/mean per node), {:.2f} "
+                       "copies per cached key\n",
+                       100 * c.hit_rate, grouped(c.misses_per_s), c.miss_overcommit, c.copies_per_key);
+    out << fmt::format("{:<10} {:>9} {:>12} {:>12}\n", "node", "hit rate", "misses/s", "disk util");
+    for (const auto& n : r.nodes)
+      if (n.cache)
+        out << fmt::format("{:<10} {:>8.1f}% {:>12} {:>11.1f}%\n", n.id, 100 * n.cache->hit_rate,
+                           grouped(n.cache->misses_per_s), 100 * n.cache->disk_utilization);
+  }
   // Tablet streaming per node in the window (nodes that streamed only).
   std::string streaming;
   for (const auto& n : r.nodes)
