@@ -233,8 +233,9 @@ TEST(NodeCheVsLru, QuorumWithTheEqualDistanceShuffleWithinTwoPointsPerNode) {
       fixed.shuffle = false;
       // Without the shuffle a key's second reads always go to the same replica, which caches it;
       // with it, both other replicas do: lower hit rates (uniform TOPOLOGICAL: 0.276 against 0.375).
-      if (kind == KeyDistKind::Uniform && o == Ordering::Topological)
+      if (kind == KeyDistKind::Uniform && o == Ordering::Topological) {
         EXPECT_LT(model(ring, c).hit_rate, model(ring, fixed).hit_rate - 0.05);
+      }
       std::printf("  shuffled QUORUM %s %s: largest per-node gap %.4f; Che hit rate %.4f (without the shuffle %.4f)\n",
                   kind == KeyDistKind::Uniform ? "uniform" : "zipf", o == Ordering::Topological ? "TOPOLOGICAL" : "RANDOM",
                   gap, model(ring, c).hit_rate, model(ring, fixed).hit_rate);
