@@ -3,10 +3,14 @@
 // and cold starts, restarts, and which replica reads touch the cache.
 #include <gtest/gtest.h>
 
+#include <sstream>
 #include <string>
 
 #include <fmt/format.h>
 
+#include "sim/report/html_report.hpp"
+#include "sim/report/report_json.hpp"
+#include "sim/report/report_text.hpp"
 #include "sim_test_util.hpp"
 
 namespace lbsim {
@@ -203,6 +207,48 @@ TEST(CacheEngine, PerShardCachesSplitTheCapacity) {
   shared.emplace_back("cluster.discipline=\"shared\"");
   EXPECT_EQ(run_first(build(doc(1, 1, 20000), shared)).nodes[0].cache->misses, 100u);
   EXPECT_GT(run_first(build(doc(1, 1, 20000), sets)).nodes[0].cache->misses, 200u);
+}
+
+TEST(CacheEngine, ReportsCarryTheCacheOnlyWithACache) {
+  // 3 nodes, RF 3, CL ONE, TokenAware RANDOM, room for half the keys per node: hit rate 0.5.
+  const RunResult r = run_first(build(doc(3, 3, 40000), {"cluster.cache.capacity_mb=" + mb_for(50),
+                                                          "cluster.cache.initial=\"warm\"",
+                                                          "cluster.disk={\"read_iops\": 100000, \"read_bandwidth\": 0}"}),
+                                "random");
+  const nlohmann::json j = nlohmann::json::parse(report_json(r).dump());
+  ASSERT_TRUE(j.contains("cache"));
+  EXPECT_NEAR(j["cache"]["hit_rate"].get<double>(), 0.5, 0.02);
+  EXPECT_NEAR(j["cache"]["miss_overcommit"].get<double>(), 1.0, 0.1);
+  // Warm: every node cached the same 50 keys of its 100 (all replicated everywhere); RANDOM's
+  // misses insert others, so copies per key fall between 1 and 3.
+  EXPECT_GT(j["cache"]["copies_per_key"].get<double>(), 1.0);
+  EXPECT_LE(j["cache"]["copies_per_key"].get<double>(), 3.0);
+  const auto& n0 = j["nodes"][0]["cache"];
+  EXPECT_EQ(n0["hits"].get<std::uint64_t>() + n0["misses"].get<std::uint64_t>(), r.nodes[0].replica_reads);
+  // disk utilization = misses/s x 1/iops
+  EXPECT_NEAR(n0["disk_utilization"].get<double>(), n0["misses_per_s"].get<double>() / 100000.0, 1e-3);
+  const auto& pts = j["timeline"]["points"];
+  ASSERT_FALSE(pts.empty());
+  EXPECT_EQ(pts[0]["cache_hit_rate"].size(), 3u);
+  const std::string text = [&] {
+    std::ostringstream o;
+    print_run(o, r);
+    return o.str();
+  }();
+  EXPECT_NE(text.find("cache: hit rate"), std::string::npos);
+  ReportInputs in;
+  in.reports.push_back(j);
+  in.report_files.emplace_back("x.json");
+  EXPECT_NE(render_html_report(in, {}).find("Cache hit rate per node: random"), std::string::npos);
+
+  // Without a cache: no cache block, no timeline series, no chart, no text line.
+  jsonin::Json d = doc(3, 3, 4000);
+  d["cluster"].erase("cache");
+  const RunResult n = run_first(build(d), "random");
+  const nlohmann::json k = nlohmann::json::parse(report_json(n).dump());
+  EXPECT_FALSE(k.contains("cache"));
+  EXPECT_FALSE(k["nodes"][0].contains("cache"));
+  EXPECT_FALSE(k["timeline"]["points"][0].contains("cache_hit_rate"));
 }
 
 TEST(CacheEngine, SameSeedSameRun) {
