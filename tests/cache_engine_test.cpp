@@ -3,12 +3,17 @@
 // and cold starts, restarts, and which replica reads touch the cache.
 #include <gtest/gtest.h>
 
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
 #include <sstream>
+#include <unistd.h>
 #include <string>
 
 #include <fmt/format.h>
 
 #include "sim/report/html_report.hpp"
+#include "sim/runner/sweep.hpp"
 #include "sim/report/report_json.hpp"
 #include "sim/report/report_text.hpp"
 #include "sim_test_util.hpp"
@@ -249,6 +254,29 @@ TEST(CacheEngine, ReportsCarryTheCacheOnlyWithACache) {
   EXPECT_FALSE(k.contains("cache"));
   EXPECT_FALSE(k["nodes"][0].contains("cache"));
   EXPECT_FALSE(k["timeline"]["points"][0].contains("cache_hit_rate"));
+}
+
+TEST(CacheEngine, SweepsAggregateTheCacheFiguresOnlyWithACache) {
+  namespace fs = std::filesystem;
+  const fs::path root = fs::temp_directory_path() / fmt::format("lbsim-cache-sweep-{}", ::getpid());
+  fs::remove_all(root);
+  auto sweep = [&](const std::string& name, const std::string& sets) {
+    const std::string cmd = fmt::format("{} sweep {}/configs/cache.json --set workload.ops=2000 --set workload.warmup_ops=200 "
+                                        "{} --quiet --out {} > /dev/null 2>&1",
+                                        LBSIM_BINARY, LBSIM_SOURCE_DIR, sets, (root / name).string());
+    EXPECT_EQ(std::system(cmd.c_str()), 0) << cmd;
+    std::ifstream in(root / name / "sweep.json");
+    return nlohmann::json::parse(in);
+  };
+  const nlohmann::json with = sweep("with", "--set cluster.cache.capacity_mb=10,30");
+  EXPECT_TRUE(with["points"][0]["policies"]["random"]["metrics"].contains("cache.hit_rate"));
+  EXPECT_NE(sweep_table(with).find("cache hit rate (%)"), std::string::npos);
+  const nlohmann::json without = sweep("without", "--set cluster.disk=null --set cluster.cache=null --set client.threads=4,8 "
+                                                  "--set client.rate_ops_s=null");
+  EXPECT_FALSE(without["points"][0]["policies"]["random"]["metrics"].contains("cache.hit_rate"));
+  EXPECT_EQ(sweep_table(without).find("cache hit rate"), std::string::npos);
+  EXPECT_EQ(sweep_table(without).find("copies per cached key"), std::string::npos);
+  fs::remove_all(root);
 }
 
 TEST(CacheEngine, SameSeedSameRun) {
