@@ -3,10 +3,19 @@
 // and cold starts, restarts, and which replica reads touch the cache.
 #include <gtest/gtest.h>
 
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <unistd.h>
 #include <string>
 
 #include <fmt/format.h>
 
+#include "sim/report/html_report.hpp"
+#include "sim/runner/sweep.hpp"
+#include "sim/report/report_json.hpp"
+#include "sim/report/report_text.hpp"
 #include "sim_test_util.hpp"
 
 namespace lbsim {
@@ -203,6 +212,101 @@ TEST(CacheEngine, PerShardCachesSplitTheCapacity) {
   shared.emplace_back("cluster.discipline=\"shared\"");
   EXPECT_EQ(run_first(build(doc(1, 1, 20000), shared)).nodes[0].cache->misses, 100u);
   EXPECT_GT(run_first(build(doc(1, 1, 20000), sets)).nodes[0].cache->misses, 200u);
+}
+
+TEST(CacheEngine, ReportsCarryTheCacheOnlyWithACache) {
+  // 3 nodes, RF 3, CL ONE, TokenAware RANDOM, room for half the keys per node: hit rate 0.5.
+  const RunResult r = run_first(build(doc(3, 3, 40000), {"cluster.cache.capacity_mb=" + mb_for(50),
+                                                          "cluster.cache.initial=\"warm\"",
+                                                          "cluster.disk={\"read_iops\": 100000, \"read_bandwidth\": 0}"}),
+                                "random");
+  const nlohmann::json j = nlohmann::json::parse(report_json(r).dump());
+  ASSERT_TRUE(j.contains("cache"));
+  EXPECT_NEAR(j["cache"]["hit_rate"].get<double>(), 0.5, 0.02);
+  EXPECT_NEAR(j["cache"]["miss_overcommit"].get<double>(), 1.0, 0.1);
+  // Warm: every node cached the same 50 keys of its 100 (all replicated everywhere); RANDOM's
+  // misses insert others, so copies per key fall between 1 and 3.
+  EXPECT_GT(j["cache"]["copies_per_key"].get<double>(), 1.0);
+  EXPECT_LE(j["cache"]["copies_per_key"].get<double>(), 3.0);
+  const auto& n0 = j["nodes"][0]["cache"];
+  EXPECT_EQ(n0["hits"].get<std::uint64_t>() + n0["misses"].get<std::uint64_t>(), r.nodes[0].replica_reads);
+  // disk utilization = misses/s x 1/iops
+  EXPECT_NEAR(n0["disk_utilization"].get<double>(), n0["misses_per_s"].get<double>() / 100000.0, 1e-3);
+  const auto& pts = j["timeline"]["points"];
+  ASSERT_FALSE(pts.empty());
+  EXPECT_EQ(pts[0]["cache_hit_rate"].size(), 3u);
+  const std::string text = [&] {
+    std::ostringstream o;
+    print_run(o, r);
+    return o.str();
+  }();
+  EXPECT_NE(text.find("cache: hit rate"), std::string::npos);
+  ReportInputs in;
+  in.reports.push_back(j);
+  in.report_files.emplace_back("x.json");
+  EXPECT_NE(render_html_report(in, {}).find("Cache hit rate per node: random"), std::string::npos);
+
+  // Without a cache: no cache block, no timeline series, no chart, no text line.
+  jsonin::Json d = doc(3, 3, 4000);
+  d["cluster"].erase("cache");
+  const RunResult n = run_first(build(d), "random");
+  const nlohmann::json k = nlohmann::json::parse(report_json(n).dump());
+  EXPECT_FALSE(k.contains("cache"));
+  EXPECT_FALSE(k["nodes"][0].contains("cache"));
+  EXPECT_FALSE(k["timeline"]["points"][0].contains("cache_hit_rate"));
+}
+
+TEST(CacheEngine, SweepsAggregateTheCacheFiguresOnlyWithACache) {
+  namespace fs = std::filesystem;
+  const fs::path root = fs::temp_directory_path() / fmt::format("lbsim-cache-sweep-{}", ::getpid());
+  fs::remove_all(root);
+  auto sweep = [&](const std::string& name, const std::string& sets) {
+    const std::string cmd = fmt::format("{} sweep {}/configs/cache.json --set workload.ops=2000 --set workload.warmup_ops=200 "
+                                        "{} --quiet --out {} > /dev/null 2>&1",
+                                        LBSIM_BINARY, LBSIM_SOURCE_DIR, sets, (root / name).string());
+    EXPECT_EQ(std::system(cmd.c_str()), 0) << cmd;
+    std::ifstream in(root / name / "sweep.json");
+    return nlohmann::json::parse(in);
+  };
+  const nlohmann::json with = sweep("with", "--set cluster.cache.capacity_mb=10,30");
+  EXPECT_TRUE(with["points"][0]["policies"]["random"]["metrics"].contains("cache.hit_rate"));
+  EXPECT_NE(sweep_table(with).find("cache hit rate (%)"), std::string::npos);
+  const nlohmann::json without = sweep("without", "--set cluster.disk=null --set cluster.cache=null --set client.threads=4,8 "
+                                                  "--set client.rate_ops_s=null");
+  EXPECT_FALSE(without["points"][0]["policies"]["random"]["metrics"].contains("cache.hit_rate"));
+  EXPECT_EQ(sweep_table(without).find("cache hit rate"), std::string::npos);
+  EXPECT_EQ(sweep_table(without).find("copies per cached key"), std::string::npos);
+  fs::remove_all(root);
+}
+
+TEST(CacheEngine, ConservedThroughHopsPausesRestartsAndServerRules) {
+  // Misses on a slow disk while shards hop (plain connections), a node pauses and another
+  // restarts, under each kind of release clock: every operation ends, and every replica read
+  // served looked the cache up once (4 threads: at most 12 replica reads in flight).
+  for (const char* server : {"scylla-2025.1", "cassandra-3.11", "cassandra-5.0"}) {
+    jsonin::Json d = doc(3, 3, 20000);
+    const bool scylla = std::string(server).starts_with("scylla");
+    d["cluster"]["shards"] = 4;
+    d["cluster"]["server"] = server;
+    if (!scylla) d["cluster"]["discipline"] = "shared";
+    else d["client"]["connections"] = "plain";
+    d["workload"]["mix"] = jsonin::Json::parse(R"({"read": 3, "write": 1})");
+    d["workload"]["consistency"] = jsonin::Json::parse(R"({"read": "QUORUM", "write": "QUORUM"})");
+    d["faults"] = jsonin::Json::parse(R"({"driver_detection_ms": 5, "server_detection_ms": 5, "events": [
+      {"at_s": 0.05, "node": "n1", "kind": "pause", "duration_s": 0.01},
+      {"at_s": 0.1, "node": "n2", "kind": "restart", "duration_s": 0.02}]})");
+    const RunResult r = run_first(build(d, {"cluster.cache.capacity_mb=" + mb_for(40),
+                                            "cluster.disk={\"read_iops\": 20000, \"read_bandwidth\": 0, \"latency\": 100}"}),
+                                  "random");
+    EXPECT_EQ(r.completed + r.failed, r.issued) << server;
+    // A lookup counts at arrival, a served read when its CPU work is queued (after the disk): they
+    // differ by the reads on a disk at the window's ends and those lost with the restarted node.
+    for (const auto& n : r.nodes)
+      EXPECT_NEAR(static_cast<double>(n.cache->hits + n.cache->misses), static_cast<double>(n.replica_reads + n.dropped_reads),
+                  24.0)
+          << server << n.id;
+    EXPECT_GT(total(r).misses, 0u) << server;
+  }
 }
 
 TEST(CacheEngine, SameSeedSameRun) {

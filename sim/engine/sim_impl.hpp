@@ -9,7 +9,8 @@
 // - CoordReq: the coordinator's side of an attempt, created at send time; events kAttemptArrive,
 //   kCoordDone and kClientResponse carry its slot. Freed when done, with no event pending and no
 //   replica job outstanding.
-// - Job: replica work for a CoordReq; kReplicaArrive (remote only) then kReplicaDone.
+// - Job: replica work for a CoordReq; kReplicaArrive (remote, and again after a cache miss's disk
+//   reads: sim_cache.cpp) then kReplicaDone.
 #pragma once
 #include <algorithm>
 #include <array>

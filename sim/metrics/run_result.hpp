@@ -93,7 +93,7 @@ struct CacheSummary {
   double hit_rate = 0;         // all nodes' hits / lookups in the window
   double misses_per_s = 0;     // all nodes' misses per second of the window
   // The overcommit of misses across nodes: the busiest node's misses per second over the mean of
-  // all nodes' (1: every disk gets the same share of the misses).
+  // all nodes' (1: every disk gets the same share of the misses; 0 without misses).
   double miss_overcommit = 0;
   // At the end of the run: cached entries over distinct keys cached anywhere, the mean number of
   // nodes holding a cached key (1: each key cached once; RF: on every replica).

@@ -25,6 +25,11 @@ const std::vector<std::string>& aggregate_metric_ids() {
       "imbalance.replica.gini",
       "client.cpu_utilization",
       "client.shared_rng_cpu_fraction",
+      // cluster.cache only (reports without a cache have none: the aggregate leaves them out).
+      "cache.hit_rate",
+      "cache.misses_per_s",
+      "cache.miss_overcommit",
+      "cache.copies_per_key",
   };
   return ids;
 }

@@ -123,6 +123,7 @@ std::string sweep_table(const nlohmann::json& sweep) {
     double scale;
     bool zero_is_none = false;  // 0 means the figure does not apply: "-", and no table when all are
     int decimals = -1;          // fixed decimals (-1: by magnitude)
+    bool if_present = false;    // no table when no report has it (cluster.cache's figures)
   };
   const M metrics[] = {{"throughput_ops_s", "throughput (op/s)", 1},
                        {"latency_ms.p99", "latency p99 (ms)", 1},
@@ -131,7 +132,10 @@ std::string sweep_table(const nlohmann::json& sweep) {
                        {"imbalance.coordinator.max_over_mean", "coordinator max/mean", 1, false, 3},
                        {"client.cpu_utilization", "client CPU (%)", 100},
                        // Only policies drawing from a shared generator spend time on it.
-                       {"client.shared_rng_cpu_fraction", "shared generator (% of client CPU)", 100, true}};
+                       {"client.shared_rng_cpu_fraction", "shared generator (% of client CPU)", 100, true},
+                       {"cache.hit_rate", "cache hit rate (%)", 100, false, 1, true},
+                       {"cache.miss_overcommit", "cache miss overcommit (max/mean per node)", 1, false, 3, true},
+                       {"cache.copies_per_key", "copies per cached key", 1, false, 3, true}};
   const auto policies = sweep["policies"].get<std::vector<std::string>>();
   // The imbalance rows are the reports' headline (the DCs that coordinate): named with several DCs.
   const std::string scope = imbalance_label_suffix(sweep_imbalance_scopes(sweep));
@@ -165,7 +169,7 @@ std::string sweep_table(const nlohmann::json& sweep) {
     bool any = false;
     for (const auto& pt : sweep["points"])
       for (const auto& p : policies) any = any || applies(m, pt, p);
-    if (m.zero_is_none && !any) continue;
+    if ((m.zero_is_none || m.if_present) && !any) continue;
     out += fmt::format("\n{}{}\n{:<{}}", m.label, std::string_view(m.id).starts_with("imbalance.") ? scope : "", "point", lw);
     for (const auto& p : policies) out += fmt::format(" {:>22}", p);
     out += "\n";
