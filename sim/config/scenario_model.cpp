@@ -111,9 +111,36 @@ static SpecRetrySpec parse_speculative_retry(const Json& j, const std::string& p
   return s;
 }
 
+// cluster.dynamic_snitch (Cassandra releases only; sim/engine/sim_snitch.cpp): true / false, or an
+// object overriding the release's cassandra.yaml defaults (ServerRules::snitch_*); absent: on.
+static void parse_dynamic_snitch(const Object& o, NodeModelSpec& s) {
+  const ServerRules rules = server_rules(s.server);
+  ReadBalancingSpec& b = s.balancing;
+  b.dynamic_snitch = rules.dynamic_snitch;
+  b.snitch_update = rules.snitch_update;
+  b.snitch_reset = rules.snitch_reset;
+  b.snitch_badness = rules.snitch_badness;
+  const Json* j = o.find("dynamic_snitch");
+  if (j == nullptr) return;
+  const std::string path = o.path_of("dynamic_snitch");
+  if (!rules.dynamic_snitch)
+    jsonin::fail(path, fmt::format("is a Cassandra option; cluster.server '{}' has no dynamic snitch (valid with: "
+                                   "cassandra-3.11, cassandra-4.1, cassandra-5.0)",
+                                   rules.name));
+  if (!j->is_object()) {
+    b.dynamic_snitch = jsonin::as_bool(*j, path);
+    return;
+  }
+  Object so(*j, path, {"update_interval_ms", "reset_interval_ms", "badness_threshold"});
+  b.snitch_update = from_ms(so.number("update_interval_ms", 1, 3.6e6, to_ms(b.snitch_update)));
+  b.snitch_reset = from_ms(so.number("reset_interval_ms", 0, 8.64e7, to_ms(b.snitch_reset)));
+  b.snitch_badness = so.number("badness_threshold", 0, 1000, b.snitch_badness);
+}
+
 const std::vector<std::string>& node_model_keys() {
   static const std::vector<std::string> keys{"shards",      "discipline", "service", "speed", "cross_shard",
-                                             "server", "max_concurrent_requests_per_shard", "speculative_retry"};
+                                             "server", "max_concurrent_requests_per_shard", "speculative_retry",
+                                             "dynamic_snitch"};
   return keys;
 }
 
@@ -176,6 +203,7 @@ NodeModelSpec parse_node_model(const Json& cluster, const std::string& path, con
         static_cast<std::uint32_t>(o.integer("max_concurrent_requests_per_shard", 1, 1'000'000'000, 1));
   }
   if (const Json* sr = o.find("speculative_retry")) s.speculative_retry = parse_speculative_retry(*sr, o.path_of("speculative_retry"));
+  parse_dynamic_snitch(o, s);
   s.speed.assign(topo.size(), 1.0);
   if (const Json* sp = o.find("speed")) {
     const std::string spp = o.path_of("speed");

@@ -46,8 +46,11 @@ struct Simulation::Impl {
   // its FIFO in timers_ stays empty).
   // kSpecPercentile: the drivers' speculative executions with speculative.kind "percentile", whose
   // delays differ by host and over time (a heap of their own, pct_timers_; its FIFO stays empty).
+  // kSnitchUpdate / kSnitchReset: Cassandra's dynamic snitch, every node's score update and sample
+  // reset (sim_snitch.cpp; periodic, one event each per interval; their FIFOs stay empty).
   enum TimerId : std::uint32_t {
-    kClientTimeout, kReadTimeout, kWriteTimeout, kSpeculative, kCasTimeout, kSpecRetry, kSpecPercentile, kTimers
+    kClientTimeout, kReadTimeout, kWriteTimeout, kSpeculative, kCasTimeout, kSpecRetry, kSpecPercentile, kSnitchUpdate,
+    kSnitchReset, kTimers
   };
   static constexpr std::uint32_t kNoThread = 0xffffffffu;
   static constexpr std::uint32_t kOpenLoop = 0xfffffeu;  // kOpStart id of the arrival process
@@ -305,6 +308,50 @@ struct Simulation::Impl {
   std::vector<NodeId> rm_prev_;
   void on_pct_timer();
   void speculate(std::uint32_t id, std::uint32_t gen);
+
+  // sim_snitch.cpp: Cassandra's DynamicEndpointSnitch (cluster.dynamic_snitch). Each coordinator
+  // keeps, per replica it read from, an exponentially decaying reservoir of response latencies in
+  // whole ms and a score recomputed every update interval; reads order their replicas by it.
+  struct SnitchSample {  // one weighted sample of a reservoir
+    double priority = 0, weight = 0;
+    std::int64_t value_ms = 0;
+  };
+  struct SnitchHost {
+    std::vector<SnitchSample> samples;  // a min-heap on priority, at most kSnitchWindow
+    std::int64_t start_s = 0, next_rescale_s = 0;
+    std::uint64_t count = 0;
+    double score = 0;
+    bool scored = false;  // has a score (no score reads as 0.0)
+  };
+  struct SnitchPending {  // a response on its way: recorded when it arrives (at)
+    SimTime at;
+    std::uint64_t seq;
+    NodeId coordinator, replica;
+    std::int64_t latency_ms;
+    bool operator>(const SnitchPending& o) const { return at != o.at ? at > o.at : seq > o.seq; }
+  };
+  bool snitch_ = false;
+  std::vector<std::vector<SnitchHost>> snitch_hosts_;  // [coordinator][replica], sized on first sample
+  std::vector<SimTime> job_sent_;  // per job slot: when its message left the coordinator
+  std::priority_queue<SnitchPending, std::vector<SnitchPending>, std::greater<SnitchPending>> snitch_pending_;
+  std::uint64_t snitch_seq_ = 0;
+  Rng snitch_rng_;
+  void snitch_init();
+  void snitch_sent(std::uint32_t job);
+  void snitch_answer(std::uint32_t job, SimTime at);
+  void snitch_drain();
+  void snitch_record(NodeId coordinator, NodeId replica, std::int64_t latency_ms, SimTime at);
+  void on_snitch_timer(std::uint32_t which);
+  // The read targets of `need` ordered by coordinator `node`'s snitch (sortedByProximity).
+  template <class Up>
+  std::size_t snitch_targets(const ClNeed& need, NodeId node, std::span<const NodeId> replicas, Up& up,
+                             std::span<NodeId> out);
+  template <class Up>
+  std::size_t order_reads(const ClNeed& need, NodeId node, std::span<const NodeId> replicas, Up& up,
+                          std::span<NodeId> out) {
+    return snitch_ ? snitch_targets(need, node, replicas, up, out)
+                   : read_targets(need, topo_, node, replicas, up, out, read_shuffle_);
+  }
   policy::Plan* spec_plan_ = nullptr;
 
   // sim_server.cpp
@@ -678,5 +725,36 @@ struct Simulation::Impl {
 
   RunResult result_;
 };
+
+// DynamicEndpointSnitch.sortedByProximity (sim_snitch.cpp cites it), then the CL's first targets.
+template <class Up>
+std::size_t Simulation::Impl::snitch_targets(const ClNeed& need, NodeId node, std::span<const NodeId> replicas,
+                                             Up& up, std::span<NodeId> out) {
+  std::array<NodeId, 64> ids;  // written before read
+  std::array<std::uint8_t, 64> tiers;
+  const std::size_t n = by_proximity(topo_, node, replicas, up, ids, tiers);
+  const std::vector<SnitchHost>& hosts = snitch_hosts_[node];
+  if (n >= 2 && !hosts.empty()) {
+    std::array<double, 64> score, sorted;
+    for (std::size_t i = 0; i < n; ++i) score[i] = hosts[ids[i]].scored ? hosts[ids[i]].score : 0.0;
+    const double badness = sc_.nodes.balancing.snitch_badness;
+    bool by_score = badness == 0;
+    if (!by_score) {
+      std::copy_n(score.begin(), n, sorted.begin());
+      std::sort(sorted.begin(), sorted.begin() + static_cast<std::ptrdiff_t>(n));
+      for (std::size_t i = 0; i < n && !by_score; ++i) by_score = score[i] > sorted[i] * (1.0 + badness);
+    }
+    if (by_score) {
+      std::array<std::uint8_t, 64> idx;
+      for (std::size_t i = 0; i < n; ++i) idx[i] = static_cast<std::uint8_t>(i);
+      std::stable_sort(idx.begin(), idx.begin() + static_cast<std::ptrdiff_t>(n),
+                       [&](std::uint8_t a, std::uint8_t b) { return score[a] < score[b]; });
+      std::array<NodeId, 64> sorted_ids;
+      for (std::size_t i = 0; i < n; ++i) sorted_ids[i] = ids[idx[i]];
+      std::copy_n(sorted_ids.begin(), n, ids.begin());
+    }
+  }
+  return take_targets(need, topo_, topo_.node_dc[node], std::span<const NodeId>(ids.data(), n), out);
+}
 
 }  // namespace lbsim
