@@ -155,6 +155,11 @@ struct ServerRules {
   bool dynamic_snitch = false;
   SimTime snitch_update = 0, snitch_reset = 0;
   double snitch_badness = 0;
+  // ScyllaDB's heat-weighted load balancing (sim/engine/sim_hwlb.cpp): hit rates are capped at
+  // 0.95 in db/consistency_level.cc filter_for_query since scylladb/scylladb commit b6b4df9a47
+  // (2021-06-16, the fix of #8815), first in scylla-4.6.0 (git tag --contains); 0.999 before. Every
+  // scylla-* row here is later; cluster.cache_hit_rate_read_balancing.max_hit_rate models older ones.
+  double hwlb_max_hit_rate = 0.95;
 };
 
 // The rules of `r`, one row per release.
@@ -295,6 +300,7 @@ struct ReadBalancingSpec {
   SimTime snitch_update = 100 * kMs;      // dynamic_snitch_update_interval(_in_ms)
   SimTime snitch_reset = 600000 * kMs;    // dynamic_snitch_reset_interval(_in_ms); 0: never
   double snitch_badness = 0.1;            // dynamic_snitch_badness_threshold (per release)
+  double max_hit_rate = 0.95;             // HWLB's cap (ServerRules::hwlb_max_hit_rate, or the override)
 };
 
 struct NodeModelSpec {

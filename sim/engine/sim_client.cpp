@@ -433,6 +433,10 @@ void Simulation::Impl::on_timer(std::uint32_t which) {
     on_snitch_timer(which);
     return;
   }
+  if (which == kHwlbTick) {
+    on_hwlb_tick();
+    return;
+  }
   DeadlineFifo& f = timers_[which];
   f.armed = false;
   while (!f.empty() && f.front().at <= now_) {

@@ -316,10 +316,13 @@ void Simulation::Impl::enqueue_replica(std::uint32_t job, NodeId r, SimTime now)
     // The answer is no longer needed: the replica still does the work, no response event. The
     // dynamic snitch still hears the response (its callback outlives the request's answer).
     if (snitch_) snitch_answer(job, j.end + net(r, c.node));
+    if (hwlb_ && c.kind == OpKind::Read) hwlb_response(c.node, r, j.end);
     drop_job(job);
   } else {
     const SimTime at = j.end + net(r, c.node);  // drawn either way: the network stream's order holds
     if (snitch_) snitch_answer(job, at);
+    // A read response carries the replica's cache hit rate (HWLB; sim_hwlb.cpp).
+    if (hwlb_ && c.kind == OpKind::Read) hwlb_response(c.node, r, at);
     if (answer_needed(c, r, at)) {
       // The server's own lane holds its completions; its answers to other coordinators take a
       // second one: their times are its completion times plus a network hop, nearly in order, and
