@@ -168,7 +168,7 @@ static void parse_heat_weighted(const Object& o, NodeModelSpec& s) {
 const std::vector<std::string>& node_model_keys() {
   static const std::vector<std::string> keys{"shards",      "discipline", "service", "speed", "cross_shard",
                                              "server", "max_concurrent_requests_per_shard", "speculative_retry",
-                                             "dynamic_snitch", "cache_hit_rate_read_balancing"};
+                                             "dynamic_snitch", "cache_hit_rate_read_balancing", "cache", "disk"};
   return keys;
 }
 
@@ -232,7 +232,8 @@ NodeModelSpec parse_node_model(const Json& cluster, const std::string& path, con
   }
   if (const Json* sr = o.find("speculative_retry")) s.speculative_retry = parse_speculative_retry(*sr, o.path_of("speculative_retry"));
   parse_dynamic_snitch(o, s);
-  parse_heat_weighted(o, s);
+  parse_cache_disk(cluster, path, s);
+  parse_heat_weighted(o, s);  // after the cache: its default follows cluster.cache
   s.speed.assign(topo.size(), 1.0);
   if (const Json* sp = o.find("speed")) {
     const std::string spp = o.path_of("speed");
@@ -405,7 +406,8 @@ FaultSpec parse_faults(const Json* j, const std::string& path, const Topology& t
       }
       f.node = *n;
       f.kind = fo.choice<FaultKind>("kind", {{"down", FaultKind::Down}, {"kill", FaultKind::Kill}, {"up", FaultKind::Up},
-                                             {"slow", FaultKind::Slow}, {"pause", FaultKind::Pause}});
+                                             {"slow", FaultKind::Slow}, {"pause", FaultKind::Pause},
+                                             {"restart", FaultKind::Restart}});
       const bool timed = f.kind == FaultKind::Slow || f.kind == FaultKind::Pause;
       if (timed && !fo.has("duration_s")) jsonin::fail(fo.path_of("duration_s"), "required for slow and pause faults");
       if (f.kind == FaultKind::Up && fo.has("duration_s")) jsonin::fail(fo.path_of("duration_s"), "not allowed for an up event");

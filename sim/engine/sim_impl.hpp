@@ -21,6 +21,7 @@
 #include <span>
 #include <vector>
 
+#include "sim/cache/lru.hpp"
 #include "sim/cluster/coordination.hpp"
 #include "sim/cluster/heat_load_balance.hpp"
 #include "sim/cluster/tablet_balancer.hpp"
@@ -153,10 +154,13 @@ struct Simulation::Impl {
     SimTime end = 0;            // until its service is scheduled: the work's expiry (enqueue_replica)
     std::uint16_t owner = 0;    // the shard owning the token on this node (shards <= 1024)
     std::uint16_t arrival = 0;  // the shard the work arrives on
-    bool hopped = false;        // the arrival shard's half of a hop is done
     std::uint8_t phase = 0;     // LWT: the Paxos round it belongs to
-    bool answer_lane = false;   // its answer went to answer_lane(node, owner)
-    bool data = false;          // a read's data request (the first target); the others are digests
+    bool hopped : 1 = false;       // the arrival shard's half of a hop is done
+    bool answer_lane : 1 = false;  // its answer went to answer_lane(node, owner)
+    bool data : 1 = false;         // a read's data request (the first target); the others are digests
+    // cluster.cache: a missed read whose disk reads are done; it comes back (kReplicaArrive) for
+    // its CPU part (sim_cache.cpp).
+    bool disk_done : 1 = false;
   };
   static_assert(sizeof(Job) == 32);
   // One driver connection to (host, shard): requests in flight and served (per_shard only).
@@ -388,6 +392,31 @@ struct Simulation::Impl {
   std::size_t hwlb_targets(const ClNeed& need, NodeId node, std::span<const NodeId> replicas, Up& up,
                            std::span<NodeId> out);
   policy::Plan* spec_plan_ = nullptr;
+
+  // sim_cache.cpp: cluster.cache and cluster.disk (issue 37). One exact LRU per node, or per
+  // (node, shard) under per_shard, keyed by the partition's token; a miss reserves the node's disk
+  // at its arrival (FIFO, no event) and comes back as a kReplicaArrive with Job::disk_done when the
+  // disk is done. Nothing here runs without a cache (cache_on_ false).
+  bool cache_on_ = false;
+  std::uint32_t cache_per_node_ = 1;      // caches per node: shards_ under per_shard, else 1
+  std::vector<LruCache> caches_;          // node-major
+  std::vector<SimTime> disk_free_;        // per node: when its disk has served every read reserved
+  double disk_fixed_ns_ = 0;              // per disk read: 1 / read_iops
+  double disk_ns_per_byte_ = 0;           // 1 / read_bandwidth
+  std::uint64_t size_seed_ = 0;           // partition sizes: one draw per key from (seed, token)
+  bool size_constant_ = true;
+  Rng disk_rng_;
+  void init_cache();
+  LruCache& cache_of(NodeId n, std::uint32_t shard) {
+    return caches_[static_cast<std::size_t>(n) * cache_per_node_ + (cache_per_node_ > 1 ? shard % cache_per_node_ : 0)];
+  }
+  std::uint32_t partition_bytes(Token t) const;
+  // A replica's read or write of job's partition on node r, before its CPU work: the CPU service
+  // to queue, or a negative value when the job went to the disk (or was dropped) and returns later.
+  double cache_access(std::uint32_t job, NodeId r, bool read, SimTime now);
+  void cache_node_restarted(NodeId n);  // a restart or a kill: the node's caches come back empty
+  // Takes out of each node's disk_busy the reads reserved after now (snapshots count up to now).
+  void cache_trim_snapshot(std::vector<NodeSnapshot>& snaps) const;
 
   // sim_server.cpp
   void on_attempt_arrive(std::uint32_t cr);

@@ -276,7 +276,7 @@ void Simulation::Impl::enqueue_replica(std::uint32_t job, NodeId r, SimTime now)
   // read_abort cancels a read still running at its expiry; the coordinator then counts no answer
   // from it. The expiry is in j.end (ServerRules::replica_clock): the coordinator's deadline, the
   // message's creation + timeout, or (set here, on the first arrival) its receipt + timeout.
-  if (rules_.replica_clock == ReplicaClock::Receipt && !j.hopped) j.end = now + request_timeout(c.kind);
+  if (rules_.replica_clock == ReplicaClock::Receipt && !j.hopped && !j.disk_done) j.end = now + request_timeout(c.kind);
   const SimTime deadline = shed_ ? j.end : kNoDeadline;
   NodeCounters& k = nodes_.counters(r);
   if (j.arrival != j.owner && !j.hopped) {
@@ -295,7 +295,13 @@ void Simulation::Impl::enqueue_replica(std::uint32_t job, NodeId r, SimTime now)
     q_.push(handed + sc_.nodes.cross_shard_latency.sample(net_rng_), kHopDone, job);
     return;
   }
-  double service = (read ? sc_.nodes.read : sc_.nodes.write).sample_ns(service_rng_);
+  double service;
+  if (cache_on_) [[unlikely]] {  // cluster.cache (sim_cache.cpp): hit, miss, or parked on the disk
+    service = cache_access(job, r, read, now);
+    if (service < 0) return;
+  } else {
+    service = (read ? sc_.nodes.read : sc_.nodes.write).sample_ns(service_rng_);
+  }
   if (c.rows > 1) service *= 1.0 + sc_.nodes.row_cost * static_cast<double>(c.rows - 1);
   if (j.hopped) service += sc_.nodes.cross_shard_hop_ns / 2;  // the owner's half of the hop (model_spec.hpp)
   j.epoch = nodes_.epoch(r);
@@ -438,7 +444,11 @@ void Simulation::Impl::on_fault(std::uint32_t idx) {
     return;
   }
   nodes_.set_down(f.node, now_);
-  if (f.kind == FaultKind::Kill) close_connections(f.node);  // sim_detect.cpp
+  if (f.kind == FaultKind::Kill || f.kind == FaultKind::Restart) {
+    close_connections(f.node);  // sim_detect.cpp
+    if (cache_on_) cache_node_restarted(f.node);  // its process, so its cache, is gone (sim_cache.cpp)
+    if (hwlb_) hwlb_restart(f.node);  // its meters and rate start over, peers forget it (sim_hwlb.cpp)
+  }
 }
 
 void Simulation::Impl::on_detect(std::uint32_t idx) {

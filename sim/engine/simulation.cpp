@@ -59,9 +59,10 @@ Simulation::Impl::Impl(const Scenario& sc, const PolicyEntry& entry, std::unique
 
   // Faults: down/up actions (slow and pause windows live in NodeModel) and their detections.
   for (const auto& f : sc.faults.events) {
-    if (f.kind == FaultKind::Down || f.kind == FaultKind::Kill) {
+    if (f.kind == FaultKind::Down || f.kind == FaultKind::Kill || f.kind == FaultKind::Restart) {
       faults_.push_back(f);
-      if (f.duration > 0) faults_.push_back({f.at + f.duration, f.node, FaultKind::Up, 0, 1.0});
+      // A restart always comes back (duration 0: at once); down and kill only with a duration.
+      if (f.duration > 0 || f.kind == FaultKind::Restart) faults_.push_back({f.at + f.duration, f.node, FaultKind::Up, 0, 1.0});
     } else if (f.kind == FaultKind::Up) {
       faults_.push_back(f);
     }
@@ -123,6 +124,7 @@ Simulation::Impl::Impl(const Scenario& sc, const PolicyEntry& entry, std::unique
   if (sc.nodes.max_requests_per_shard > 0) admitted_.assign(n_ * shards_, 0);
 
   init_tablets();
+  init_cache();  // sim_cache.cpp; nothing without cluster.cache
   result_.timeline.set_nodes(n_);
   policy_->init(view_, policy_rng_);
   rm_on_ = policy_->has_driver_replicas();  // the driver's map is built at init
@@ -422,6 +424,7 @@ void Simulation::Impl::open_window() {
   window_start_ = now_;
   snap_start_.clear();
   for (NodeId n = 0; n < n_; ++n) snap_start_.push_back(nodes_.snapshot(n, now_));
+  if (cache_on_) cache_trim_snapshot(snap_start_);
   cpu_busy_start_ = cpu_.busy_until(now_);
   rng_start_ = cpu_.shared_rng_time();
   for (const auto& L : loaders_) {
@@ -452,6 +455,7 @@ void Simulation::Impl::close_window() {
   window_end_ = now_;
   snap_end_.clear();
   for (NodeId n = 0; n < n_; ++n) snap_end_.push_back(nodes_.snapshot(n, now_));
+  if (cache_on_) cache_trim_snapshot(snap_end_);
   if (stream_report_) {
     stream_time_end_.clear();
     for (NodeId n = 0; n < n_; ++n) stream_time_end_.push_back(stream_time_at(n, now_));
@@ -639,8 +643,9 @@ std::vector<ScenarioEvent> scenario_events(const Scenario& sc, const Topology& t
         add(f.at, "pause", {id});
         add(f.at + f.duration, "pause_end", {id});
         break;
-      case FaultKind::Restart:  // not parsed yet (issue 37)
+      case FaultKind::Restart:
         add(f.at, "restart", {id});
+        add(f.at + f.duration, "up", {id});
         break;
     }
   }
@@ -714,6 +719,17 @@ RunResult Simulation::Impl::collect() {
     // Time averages over the window: busy server time and the integral of the number in system.
     nr.utilization = static_cast<double>(snap_end_[n].busy - snap_start_[n].busy) / (window * nodes_.servers());
     nr.mean_queue = static_cast<double>(snap_end_[n].in_system - snap_start_[n].in_system) / window;
+    if (cache_on_) {
+      NodeCache nc;
+      nc.hits = b.cache_hits - a.cache_hits;
+      nc.misses = b.cache_misses - a.cache_misses;
+      nc.disk_reads = b.disk_reads - a.disk_reads;
+      const std::uint64_t lookups = nc.hits + nc.misses;
+      nc.hit_rate = lookups > 0 ? static_cast<double>(nc.hits) / static_cast<double>(lookups) : 0.0;
+      nc.misses_per_s = static_cast<double>(nc.misses) / (window / 1e9);
+      nc.disk_utilization = static_cast<double>(b.disk_busy - a.disk_busy) / window;
+      nr.cache = nc;
+    }
     if (stream_report_)
       nr.streaming = NodeStreaming{to_sec(stream_time_end_[n] - stream_time_start_[n]), sent_end_[n] - sent_start_[n],
                                    recv_end_[n] - recv_start_[n]};

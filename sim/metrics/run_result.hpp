@@ -79,6 +79,15 @@ struct NodeStreaming {
   double received_mb = 0;  // MB the node received
 };
 
+// A node's cache in the window (cluster.cache, issue 37; sim/engine/sim_cache.cpp): replica reads
+// (data and digest) that hit or missed, the disk reads of the misses and the disk's occupancy.
+struct NodeCache {
+  std::uint64_t hits = 0, misses = 0, disk_reads = 0;
+  double hit_rate = 0;          // hits / (hits + misses); 0 without reads
+  double misses_per_s = 0;
+  double disk_utilization = 0;  // disk busy time / window (0 without cluster.disk)
+};
+
 struct NodeResult {
   std::string id, dc, rack;
   std::uint64_t coordinator_ops = 0;  // attempts that reached the node as coordinator
@@ -94,6 +103,7 @@ struct NodeResult {
   double utilization = 0;             // busy server time inside the window / (servers x window)
   double mean_queue = 0;              // time-average number of work items waiting or in service
   std::optional<NodeStreaming> streaming;  // tablet runs with migrations (see TabletResult)
+  std::optional<NodeCache> cache;          // with cluster.cache only
 };
 
 struct ClientResult {

@@ -1,0 +1,113 @@
+// Scenario sections of issue 37's node caches: cluster.cache and cluster.disk (configs/README.md,
+// "cluster.cache"; every default's source is given there).
+#include <cmath>
+#include <string>
+
+#include <fmt/format.h>
+
+#include "sim/config/scenario_parts.hpp"
+
+namespace lbsim::scenario_detail {
+
+using jsonin::Object;
+
+namespace {
+constexpr double kMaxBytes = 4.0e9;  // an entry's size is a uint32 (sim/cache/lru.hpp)
+
+// A size distribution in bytes, the forms of parse_dist with bytes for microseconds: a bare number
+// (constant) | {"dist": "constant", "bytes"} | {"dist": "exponential", "mean_bytes"} |
+// {"dist": "lognormal", "mean_bytes", "p99_bytes"} | {"dist": "empirical", "percentiles": [[p, bytes], ...]}.
+Dist parse_bytes_dist(const Json& j, const std::string& path) {
+  if (j.is_number()) return Dist::constant(jsonin::as_number(j, path, 1, kMaxBytes));
+  if (!j.is_object())
+    jsonin::fail(path, fmt::format("expected a number of bytes or a distribution object, got {}", jsonin::type_name(j)));
+  const std::string kind =
+      Object(j, path, {"dist", "bytes", "mean_bytes", "p99_bytes", "percentiles"}).str("dist");
+  if (kind == "constant") {
+    Object o(j, path, {"dist", "bytes"});
+    return Dist::constant(o.number("bytes", 1, kMaxBytes));
+  }
+  if (kind == "exponential") {
+    Object o(j, path, {"dist", "mean_bytes"});
+    return Dist::exponential(o.number("mean_bytes", 1, kMaxBytes));
+  }
+  if (kind == "lognormal") {
+    Object o(j, path, {"dist", "mean_bytes", "p99_bytes"});
+    const double mean = o.number("mean_bytes", 1, kMaxBytes);
+    const double max_ratio = Dist::lognormal_max_ratio();
+    const double p99 = o.number("p99_bytes", 1, kMaxBytes);
+    if (!(p99 > mean) || p99 > mean * max_ratio)
+      jsonin::fail(o.path_of("p99_bytes"), fmt::format("a lognormal needs mean_bytes < p99_bytes <= {:.2f} x mean_bytes "
+                                                       "(here ({}, {:.6g}]), got {}",
+                                                       max_ratio, mean, mean * max_ratio, p99));
+    return Dist::lognormal(mean, p99);
+  }
+  if (kind == "empirical") {
+    Object o(j, path, {"dist", "percentiles"});
+    const std::string pp = o.path_of("percentiles");
+    const Json& arr = jsonin::as_array(o.at("percentiles"), pp);
+    std::vector<std::pair<double, double>> pts;
+    for (std::size_t i = 0; i < arr.size(); ++i) {
+      const std::string ip = jsonin::index_path(pp, i);
+      const Json& row = jsonin::as_array(arr[i], ip);
+      if (row.size() != 2) jsonin::fail(ip, "expected [percentile, bytes]");
+      const double p = jsonin::as_number(row[0], jsonin::index_path(ip, 0), 0, 100);
+      const double v = jsonin::as_number(row[1], jsonin::index_path(ip, 1), 1, kMaxBytes);
+      if (!pts.empty() && (p <= pts.back().first * 100 || v < pts.back().second))
+        jsonin::fail(ip, "percentiles must increase strictly and values must not decrease");
+      pts.emplace_back(p / 100.0, v);
+    }
+    if (pts.size() < 2 || pts.front().first != 0.0 || pts.back().first != 1.0)
+      jsonin::fail(pp, "needs at least two points, the first at percentile 0 and the last at 100");
+    return Dist::empirical(std::move(pts));
+  }
+  jsonin::fail(path + "/dist", "unknown value '" + kind + "'; valid: constant, exponential, lognormal, empirical");
+}
+}  // namespace
+
+void parse_cache_disk(const Json& cluster, const std::string& path, NodeModelSpec& s) {
+  const Json* cj = cluster.is_object() && cluster.contains("cache") ? &cluster["cache"] : nullptr;
+  const Json* dj = cluster.is_object() && cluster.contains("disk") ? &cluster["disk"] : nullptr;
+  if (dj && !cj)
+    jsonin::fail(jsonin::key_path(path, "disk"), "queues the misses of a cache: it needs \"cluster.cache\"");
+  if (!cj) return;
+  const std::string cp = jsonin::key_path(path, "cache");
+  Object co(*cj, cp, {"capacity_mb", "partition_size", "read", "sstables_per_read", "writes", "initial"});
+  CacheSpec& c = s.cache;
+  c.enabled = true;
+  // Required: a node's cache is what its memory leaves (ScyllaDB gives the row cache the shard's
+  // free memory; scylla_cache_bytes_total measures it), so no default fits every machine.
+  c.capacity_bytes = co.number("capacity_mb", 1e-6, 1e9) * 1048576.0;
+  if (const Json* ps = co.find("partition_size")) c.partition_size = parse_bytes_dist(*ps, co.path_of("partition_size"));
+  // Without read costs of its own the cache takes the node's read service for both (no published
+  // split of a hit's and a miss's CPU; configs/README.md).
+  c.hit = s.read;
+  c.miss = s.read;
+  if (const Json* rd = co.find("read")) {
+    Object ro(*rd, co.path_of("read"), {"hit", "miss"});
+    if (const Json* d = ro.find("hit")) c.hit = parse_dist(*d, ro.path_of("hit"));
+    if (const Json* d = ro.find("miss")) c.miss = parse_dist(*d, ro.path_of("miss"));
+  }
+  c.sstables_per_read = static_cast<std::uint32_t>(co.integer("sstables_per_read", 1, 1000, 1));
+  // ScyllaDB merges a flushed memtable into the cached partitions (row_cache::update); Cassandra's
+  // row cache drops a written partition (ColumnFamilyStore.apply: invalidateCachedPartition).
+  // configs/README.md.
+  const CacheWriteRule dflt_writes = server_rules(s.server).scylla || s.server == ServerRelease::Unspecified
+                                         ? CacheWriteRule::Update
+                                         : CacheWriteRule::Invalidate;
+  c.writes = co.choice<CacheWriteRule>("writes", {{"update", CacheWriteRule::Update}, {"invalidate", CacheWriteRule::Invalidate}},
+                                       dflt_writes);
+  c.initial = co.choice<CacheInitial>("initial", {{"warm", CacheInitial::Warm}, {"cold", CacheInitial::Cold}},
+                                      CacheInitial::Warm);
+  if (!dj) return;
+  const std::string dp = jsonin::key_path(path, "disk");
+  Object d(*dj, dp, {"read_iops", "read_bandwidth", "latency"});
+  DiskSpec& k = s.disk;
+  k.enabled = true;
+  // Required: iotune measures them per machine (io_properties.yaml); 0 removes that bound.
+  k.read_iops = d.number("read_iops", 0, 1e9);
+  k.read_bandwidth = d.number("read_bandwidth", 0, 1e12);
+  if (const Json* l = d.find("latency")) k.latency = parse_dist(*l, d.path_of("latency"));
+}
+
+}  // namespace lbsim::scenario_detail
