@@ -33,7 +33,7 @@
 namespace lbsim {
 
 namespace {
-constexpr SimTime kHwlbTick = 500 * kMs;     // the calculator's fast interval (the grid)
+constexpr SimTime kHwlbGrid = 500 * kMs;     // the calculator's fast interval (the grid)
 constexpr SimTime kMeterTick = 10 * kSec;    // meter_timer::tick_interval()
 const double kMeterAlpha = 1 - std::exp(-10.0 / 60.0);  // moving_average(1 min, 10 s)
 }  // namespace
@@ -45,7 +45,7 @@ void Simulation::Impl::hwlb_init() {
   hwlb_nodes_.assign(n_, HwlbNode{});
   for (HwlbNode& h : hwlb_nodes_) h.next_meter = kMeterTick;
   hwlb_peers_.resize(n_);
-  q_.push(kHwlbTick, kTimer, kHwlbTick);
+  q_.push(kHwlbGrid, kTimer, kHwlbTick);
 }
 
 void Simulation::Impl::on_hwlb_tick() {
@@ -81,7 +81,7 @@ void Simulation::Impl::on_hwlb_tick() {
       h.next_recompute = now_ + hwlb::next_recompute(diff);
     }
   }
-  if (!finished_all_) q_.push(now_ + kHwlbTick, kTimer, kHwlbTick);
+  if (!finished_all_) q_.push(now_ + kHwlbGrid, kTimer, kHwlbTick);
 }
 
 void Simulation::Impl::hwlb_restart(NodeId n) {

@@ -1,0 +1,99 @@
+// ScyllaDB's heat-weighted load balancing in the engine (cluster.cache_hit_rate_read_balancing;
+// sim/engine/sim_hwlb.cpp cites scylladb/scylladb). Issue 37, items 2, 3 and 4: the restart
+// experiment of ScyllaDB's 2017 write-up and the negative control of scylla-cluster-tests#9484.
+// Scenarios built in memory, fixed seeds; each expected number is derived or measured next to
+// its assertion.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdio>
+#include <string>
+
+#include "sim_test_util.hpp"
+
+namespace lbsim {
+namespace {
+
+using testing::build;
+using testing::run_first;
+
+// configs/hwlb-restart.json, shortened: 3 nodes in one rack, RF 3, scylla-2025.1, QUORUM reads of
+// 30,000 keys in sequence at 1,000 op/s (open loop), a warm cache that holds every key (as after a
+// CL ALL warm-up), a disk of 500 reads/s (assumed: "slow storage", no number published). Node b
+// restarts at 10 s; the window is the `window_s` seconds after `from_s`.
+jsonin::Json restart_doc(bool hwlb, double from_s = 10, double window_s = 30) {
+  auto doc = jsonin::Json::parse(R"({
+    "name": "hwlb-restart", "seed": 7,
+    "cluster": {"nodes": [{"id": "a", "dc": "dc1", "rack": "r1"}, {"id": "b", "dc": "dc1", "rack": "r1"},
+                          {"id": "c", "dc": "dc1", "rack": "r1"}],
+                "num_tokens": 16, "shards": 1, "server": "scylla-2025.1",
+                "service": {"coordinator": 20, "read": 100, "write": 50},
+                "cache": {"capacity_mb": 64, "partition_size": 1000, "initial": "warm"},
+                "disk": {"read_iops": 500, "read_bandwidth": 1000000000}},
+    "keyspace": {"class": "SimpleStrategy", "rf": 3},
+    "network": {"same_rack": 100, "same_dc": 100, "cross_dc": 100},
+    "client": {"dc": "dc1", "cores": 0, "driver_cost": 0, "plan_ns": 0, "plan_host_ns": 0, "rate_ops_s": 1000,
+               "thread_local_draw_ns": 0, "shared_draw_ns": 0, "line_transfer_ns": 0, "max_in_flight": 1000000},
+    "workload": {"duration_s": 30, "warmup_s": 10, "mix": {"read": 1}, "consistency": {"read": "QUORUM"},
+                 "keys": {"count": 30000, "distribution": "sequential"}},
+    "faults": {"events": [{"at_s": 10, "node": "b", "kind": "restart"}]},
+    "policies": [{"name": "ta", "policy": {"type": "TokenAware", "child": {"type": "RoundRobin"}}}]
+  })");
+  doc["cluster"]["cache_hit_rate_read_balancing"] = hwlb;
+  doc["workload"]["warmup_s"] = from_s;
+  doc["workload"]["duration_s"] = window_s;
+  return doc;
+}
+
+double miss_rate(const NodeResult& n, double secs) { return static_cast<double>(n.cache->misses) / secs; }
+
+// The write-up's claim: without HWLB the restarted node's misses overload its disk and the
+// latency climbs; with HWLB the cold node gets a small share and the latency stays low.
+TEST(HwlbEngine, RestartSpikesWithoutHwlbNotWithIt) {
+  const RunResult off = run_first(build(restart_doc(false)));
+  const RunResult on = run_first(build(restart_doc(true)));
+  std::printf("p99 over the 30 s after the restart: without HWLB %.2f ms, with %.2f ms\n",
+              to_ms(off.latency.percentile(99)), to_ms(on.latency.percentile(99)));
+  for (const RunResult* r : {&off, &on})
+    for (const NodeResult& n : r->nodes)
+      std::printf("  %s %s: replica reads %llu, misses/s %.1f, hit rate %.3f\n", r == &off ? "off" : "on ",
+                  n.id.c_str(), static_cast<unsigned long long>(n.replica_reads), miss_rate(n, 30),
+                  n.cache->hit_rate);
+  // Without: b takes its own third of the reads and about half of the others' second reads, ~667/s,
+  // all misses at first, against 500 disk reads/s: its queue grows for as long as the miss rate
+  // exceeds 500/s, and a read waiting on b waits for the queue.
+  EXPECT_GT(off.latency.percentile(99), 100 * kMs);
+  // With: b's rate reads 0 (capped 0.95 for the others): its share is 1/41 of the picks, about
+  // 50 reads/s, under its disk's 500/s; the p99 stays at a few ms.
+  EXPECT_LT(on.latency.percentile(99), 10 * kMs);
+  EXPECT_LT(on.nodes[1].replica_reads, off.nodes[1].replica_reads / 4);
+}
+
+// scylladb#14927's warm criterion: every node's miss rate within 20 % of the average (here over 10 s
+// windows; with the hot nodes at 0 misses, the restarted node must reach 0 too). Measured over
+// windows every 60 s (a scratch run, docs/read-balancing.md): without HWLB the criterion first holds
+// in the window starting 240 s after the restart (b's hit rate 0.879 at 60 s, 0.998 at 180 s);
+// with HWLB in the one starting 1,020 s after it (b's hit rate 0.12 at 60 s, 0.52 at 360 s, 0.95
+// at about 720 s): HWLB trades the latency spike for a warm-up four times longer, the concern
+// #14927 states ("for workloads with very low miss rates, it takes too long to warm the cache up").
+// Asserted at the window starting 240 s after the restart.
+TEST(HwlbEngine, RestartedNodeWarmsSlowerWithHwlb) {
+  auto warm = [](const RunResult& r) {
+    double avg = 0;
+    for (const NodeResult& n : r.nodes) avg += miss_rate(n, 10) / 3;
+    bool all = true;
+    for (const NodeResult& n : r.nodes) all = all && std::abs(miss_rate(n, 10) - avg) <= 0.2 * avg;
+    return all;
+  };
+  const RunResult off = run_first(build(restart_doc(false, 250, 10)));
+  const RunResult on = run_first(build(restart_doc(true, 250, 10)));
+  std::printf("240 s after the restart: b's hit rate without HWLB %.3f, with %.3f\n", off.nodes[1].cache->hit_rate,
+              on.nodes[1].cache->hit_rate);
+  EXPECT_TRUE(warm(off));
+  EXPECT_FALSE(warm(on));
+  EXPECT_GT(off.nodes[1].cache->hit_rate, 0.99);  // measured 1.000
+  EXPECT_LT(on.nodes[1].cache->hit_rate, 0.5);    // measured 0.354
+}
+
+}  // namespace
+}  // namespace lbsim
