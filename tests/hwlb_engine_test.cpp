@@ -97,3 +97,61 @@ TEST(HwlbEngine, RestartedNodeWarmsSlowerWithHwlb) {
 
 }  // namespace
 }  // namespace lbsim
+
+namespace lbsim {
+namespace {
+
+// The negative control, scylla-cluster-tests#9484's read test shape: 3 nodes, RF 3, QUORUM reads
+// in sequence over a working set that fits in every node's cache, warm (as after the CL ALL
+// warm-up), closed loop at saturation (the test measured max throughput). c-s 3.13.0 (NEUTRAL)
+// against 3.17.0 (RANDOM): every node holds every key and the coordinator always reads itself plus
+// one other replica, so the ordering cannot move a hit rate. Sizes are the shape's, scaled down
+// (20,000 keys of 1 KiB instead of 20 M); the CPU costs are lbsim's defaults.
+jsonin::Json control_doc(const std::string& ordering, bool cache) {
+  auto doc = jsonin::Json::parse(R"({
+    "name": "negative-control", "seed": 3,
+    "cluster": {"nodes": [{"id": "a", "dc": "dc1", "rack": "r1"}, {"id": "b", "dc": "dc1", "rack": "r2"},
+                          {"id": "c", "dc": "dc1", "rack": "r3"}],
+                "num_tokens": 16, "shards": 2, "server": "scylla-2025.1",
+                "cache": {"capacity_mb": 64, "partition_size": 1024, "initial": "warm"},
+                "disk": {"read_iops": 500, "read_bandwidth": 1000000000}},
+    "keyspace": {"class": "NetworkTopologyStrategy", "rf": {"dc1": 3}},
+    "client": {"dc": "dc1", "threads": 64},
+    "workload": {"ops": 60000, "warmup_ops": 6000, "mix": {"read": 1}, "consistency": {"read": "QUORUM"},
+                 "keys": {"count": 20000, "distribution": "sequential"}},
+    "policies": [{"name": "ta", "policy": {"type": "TokenAware", "child": {"type": "DCAwareRoundRobin", "local_dc": "dc1"}}}]
+  })");
+  doc["policies"][0]["policy"]["ordering"] = ordering;
+  if (!cache) {
+    doc["cluster"].erase("cache");
+    doc["cluster"].erase("disk");
+  }
+  return doc;
+}
+
+TEST(HwlbEngine, NegativeControlOrderingDoesNotMoveTheCache) {
+  double tput[2][2], hit[2];
+  for (int c = 0; c < 2; ++c)
+    for (int o = 0; o < 2; ++o) {
+      const RunResult r = run_first(build(control_doc(o == 0 ? "NEUTRAL" : "RANDOM", c == 1)));
+      tput[c][o] = r.throughput();
+      if (c == 1) {
+        std::uint64_t h = 0, m = 0;
+        for (const NodeResult& n : r.nodes) {
+          h += n.cache->hits;
+          m += n.cache->misses;
+        }
+        hit[o] = static_cast<double>(h) / static_cast<double>(h + m);
+      }
+    }
+  const double ratio_cache = tput[1][0] / tput[1][1], ratio_plain = tput[0][0] / tput[0][1];
+  std::printf("hit rate NEUTRAL %.4f RANDOM %.4f; throughput NEUTRAL/RANDOM with the cache %.4f, without %.4f\n",
+              hit[0], hit[1], ratio_cache, ratio_plain);
+  EXPECT_LT(std::abs(hit[0] - hit[1]), 0.01);
+  EXPECT_GT(hit[0], 0.99);  // warm, and it fits: no miss but cold ones
+  // What the cache adds to the NEUTRAL/RANDOM throughput ratio: less than 1 %.
+  EXPECT_LT(std::abs(ratio_cache - ratio_plain), 0.01);
+}
+
+}  // namespace
+}  // namespace lbsim
