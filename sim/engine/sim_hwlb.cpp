@@ -94,15 +94,12 @@ void Simulation::Impl::hwlb_restart(NodeId n) {
   // The new process's timers start now; on the 0.5 s grid.
   h.next_meter = now_ + kMeterTick;
   h.next_recompute = now_;
-  for (std::vector<HwlbPeer>& peers : hwlb_peers_)
-    if (!peers.empty()) peers[n].known = false;  // connection_dropped
+  for (auto& peers : hwlb_peers_) peers.erase(n);  // connection_dropped
 }
 
 void Simulation::Impl::hwlb_response(NodeId coordinator, NodeId replica, SimTime at) {
   if (coordinator == replica) return;  // its own rate is read directly
-  std::vector<HwlbPeer>& peers = hwlb_peers_[coordinator];
-  if (peers.empty()) peers.resize(n_);
-  HwlbPeer& p = peers[replica];
+  HwlbPeer& p = hwlb_peers_[coordinator][replica];
   p.known = true;
   p.rate.rate = hwlb_nodes_[replica].rate;
   p.rate.updated = at;
@@ -111,9 +108,7 @@ void Simulation::Impl::hwlb_response(NodeId coordinator, NodeId replica, SimTime
 double Simulation::Impl::hwlb_peer_rate(NodeId coordinator, NodeId peer) {
   const double cap = sc_.nodes.balancing.max_hit_rate;
   if (coordinator == peer) return std::min(hwlb_nodes_[peer].rate, cap);  // get_my_hit_rate: always fresh
-  std::vector<HwlbPeer>& peers = hwlb_peers_[coordinator];
-  if (peers.empty()) peers.resize(n_);
-  HwlbPeer& p = peers[peer];
+  HwlbPeer& p = hwlb_peers_[coordinator][peer];
   if (!p.known) {  // gossip, once: the published rate, or -1 (no CACHE_HITRATES yet)
     const HwlbNode& h = hwlb_nodes_[peer];
     p.known = true;

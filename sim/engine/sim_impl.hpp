@@ -19,6 +19,7 @@
 #include <memory>
 #include <queue>
 #include <span>
+#include <unordered_map>
 #include <vector>
 
 #include "sim/cache/lru.hpp"
@@ -336,7 +337,8 @@ struct Simulation::Impl {
     bool operator>(const SnitchPending& o) const { return at != o.at ? at > o.at : seq > o.seq; }
   };
   bool snitch_ = false;
-  std::vector<std::vector<SnitchHost>> snitch_hosts_;  // [coordinator][replica], sized on first sample
+  // Per coordinator: the replicas it has heard from (memory grows with the pairs that talk, not N^2).
+  std::vector<std::unordered_map<NodeId, SnitchHost>> snitch_hosts_;
   std::vector<SimTime> job_sent_;  // per job slot: when its message left the coordinator
   std::priority_queue<SnitchPending, std::vector<SnitchPending>, std::greater<SnitchPending>> snitch_pending_;
   std::uint64_t snitch_seq_ = 0;
@@ -379,7 +381,7 @@ struct Simulation::Impl {
   };
   bool hwlb_ = false;
   std::vector<HwlbNode> hwlb_nodes_;
-  std::vector<std::vector<HwlbPeer>> hwlb_peers_;  // [coordinator][peer], sized on first use
+  std::vector<std::unordered_map<NodeId, HwlbPeer>> hwlb_peers_;  // [coordinator]: the peers it knows of
   Rng hwlb_rng_;
   std::vector<double> hwlb_rates_;
   std::vector<std::uint32_t> hwlb_pick_;
@@ -836,10 +838,13 @@ std::size_t Simulation::Impl::snitch_targets(const ClNeed& need, NodeId node, st
   std::array<NodeId, 64> ids;  // written before read
   std::array<std::uint8_t, 64> tiers;
   const std::size_t n = by_proximity(topo_, node, replicas, up, ids, tiers);
-  const std::vector<SnitchHost>& hosts = snitch_hosts_[node];
+  const auto& hosts = snitch_hosts_[node];
   if (n >= 2 && !hosts.empty()) {
     std::array<double, 64> score, sorted;
-    for (std::size_t i = 0; i < n; ++i) score[i] = hosts[ids[i]].scored ? hosts[ids[i]].score : 0.0;
+    for (std::size_t i = 0; i < n; ++i) {
+      const auto it = hosts.find(ids[i]);
+      score[i] = it != hosts.end() && it->second.scored ? it->second.score : 0.0;
+    }
     const double badness = sc_.nodes.balancing.snitch_badness;
     bool by_score = badness == 0;
     if (!by_score) {

@@ -99,9 +99,7 @@ void Simulation::Impl::snitch_drain() {
 }
 
 void Simulation::Impl::snitch_record(NodeId coordinator, NodeId replica, std::int64_t latency_ms, SimTime at) {
-  std::vector<SnitchHost>& hosts = snitch_hosts_[coordinator];
-  if (hosts.empty()) hosts.resize(n_);
-  SnitchHost& h = hosts[replica];
+  SnitchHost& h = snitch_hosts_[coordinator][replica];
   const std::int64_t t = at / kSec;
   if (h.count == 0 && h.samples.empty()) {  // a new reservoir
     h.start_s = t;
@@ -133,23 +131,23 @@ void Simulation::Impl::on_snitch_timer(std::uint32_t which) {
   snitch_drain();
   const ReadBalancingSpec& b = sc_.nodes.balancing;
   if (which == kSnitchUpdate) {
-    for (std::vector<SnitchHost>& hosts : snitch_hosts_) {
+    for (auto& hosts : snitch_hosts_) {
       if (hosts.empty()) continue;
       double max_latency = 1;
-      for (SnitchHost& h : hosts) {
+      for (auto& [id, h] : hosts) {
         if (h.samples.empty()) continue;
         h.score = weighted_median(h.samples);
         max_latency = std::max(max_latency, h.score);
       }
-      for (SnitchHost& h : hosts) {
+      for (auto& [id, h] : hosts) {
         h.scored = !h.samples.empty();
         if (h.scored) h.score /= max_latency;
       }
     }
     if (!finished_all_) q_.push(now_ + b.snitch_update, kTimer, kSnitchUpdate);
   } else {
-    for (std::vector<SnitchHost>& hosts : snitch_hosts_)
-      for (SnitchHost& h : hosts) {
+    for (auto& hosts : snitch_hosts_)
+      for (auto& [id, h] : hosts) {
         h.samples.clear();
         h.count = 0;
       }
