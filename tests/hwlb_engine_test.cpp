@@ -85,6 +85,16 @@ TEST(HwlbEngine, RestartedNodeGetsItsMissEqualisingShare) {
   EXPECT_NEAR(b, 2000.0 / 41, 0.1 * 2000.0 / 41);
   EXPECT_NEAR(a, 2000.0 * 20 / 41, 0.02 * 2000.0 * 20 / 41);
   EXPECT_NEAR(c, 2000.0 * 20 / 41, 0.02 * 2000.0 * 20 / 41);
+  // The cap before scylladb#8815's fix (0.999, before scylla-4.6): R = (1000, 1, 1000), so b gets
+  // 1/2001 of the picks, about 1 read/s: the cold node barely warms (the fix's second reason).
+  // Measured 1.48: a coordinator that has not heard b for 1 s reads its rate as the cap once
+  // (the staleness rule), and then all rates tie and the proximity order sends b a read.
+  auto old_cap = restart_doc(true, 12, 25);
+  old_cap["cluster"]["cache_hit_rate_read_balancing"] = {{"max_hit_rate", 0.999}};
+  const double b_old = static_cast<double>(run_first(build(old_cap)).nodes[1].replica_reads) / 25;
+  std::printf("with the 0.999 cap: b %.2f reads/s (expected 1.0)\n", b_old);
+  EXPECT_LT(b_old, 3.0);
+  EXPECT_GT(b_old, 0.2);
 }
 
 // scylladb#14927's warm criterion: every node's miss rate within 20 % of the average (here over 10 s
