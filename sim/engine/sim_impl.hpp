@@ -814,7 +814,7 @@ std::size_t Simulation::Impl::hwlb_targets(const ClNeed& need, NodeId node, std:
     n = m;
   }
   const std::size_t k = std::min<std::size_t>(need.total, n);
-  if (k > 0 && k < n + 1 && n >= 2) {
+  if (k > 0 && k < n) {  // bf >= live replicas: all of them, in proximity order
     hwlb_rates_.resize(n);
     for (std::size_t i = 0; i < n; ++i) hwlb_rates_[i] = hwlb_peer_rate(node, ids[i]);
     if (hwlb::rebalances(hwlb_rates_)) {
