@@ -111,10 +111,64 @@ static SpecRetrySpec parse_speculative_retry(const Json& j, const std::string& p
   return s;
 }
 
+// cluster.dynamic_snitch (Cassandra releases only; sim/engine/sim_snitch.cpp): true / false, or an
+// object overriding the release's cassandra.yaml defaults (ServerRules::snitch_*); absent: on.
+static void parse_dynamic_snitch(const Object& o, NodeModelSpec& s) {
+  const ServerRules rules = server_rules(s.server);
+  ReadBalancingSpec& b = s.balancing;
+  b.dynamic_snitch = rules.dynamic_snitch;
+  b.snitch_update = rules.snitch_update;
+  b.snitch_reset = rules.snitch_reset;
+  b.snitch_badness = rules.snitch_badness;
+  const Json* j = o.find("dynamic_snitch");
+  if (j == nullptr) return;
+  const std::string path = o.path_of("dynamic_snitch");
+  if (!rules.dynamic_snitch)
+    jsonin::fail(path, fmt::format("is a Cassandra option; cluster.server '{}' has no dynamic snitch (valid with: "
+                                   "cassandra-3.11, cassandra-4.1, cassandra-5.0)",
+                                   rules.name));
+  if (!j->is_object()) {
+    b.dynamic_snitch = jsonin::as_bool(*j, path);
+    return;
+  }
+  Object so(*j, path, {"update_interval_ms", "reset_interval_ms", "badness_threshold"});
+  b.snitch_update = from_ms(so.number("update_interval_ms", 1, 3.6e6, to_ms(b.snitch_update)));
+  b.snitch_reset = from_ms(so.number("reset_interval_ms", 0, 8.64e7, to_ms(b.snitch_reset)));
+  b.snitch_badness = so.number("badness_threshold", 0, 1000, b.snitch_badness);
+}
+
+// cluster.cache_hit_rate_read_balancing (ScyllaDB releases with cluster.cache; sim/engine/sim_hwlb.cpp):
+// true / false, or an object {"max_hit_rate": cap} (on, with the cap of another release: 0.999
+// before scylla-4.6). Absent: on when the release is scylla-* and the cache is on. Without a cache
+// there are no hit rates to balance: asking for it is an error. Must follow the cache's parsing.
+static void parse_heat_weighted(const Object& o, NodeModelSpec& s) {
+  const ServerRules rules = server_rules(s.server);
+  ReadBalancingSpec& b = s.balancing;
+  b.max_hit_rate = rules.hwlb_max_hit_rate;
+  b.heat_weighted = rules.scylla && s.cache.enabled;
+  const Json* j = o.find("cache_hit_rate_read_balancing");
+  if (j == nullptr) return;
+  const std::string path = o.path_of("cache_hit_rate_read_balancing");
+  if (!rules.scylla)
+    jsonin::fail(path, fmt::format("is a ScyllaDB option; cluster.server '{}' has none (valid with: scylla-2024.1, "
+                                   "scylla-2025.1, scylla-2025.2, scylla-2026.1)",
+                                   rules.name));
+  bool on = true;
+  if (j->is_object()) {
+    Object ho(*j, path, {"max_hit_rate"});
+    b.max_hit_rate = ho.number("max_hit_rate", 0.5, 0.9999, b.max_hit_rate);
+  } else {
+    on = jsonin::as_bool(*j, path);
+  }
+  if (on && !s.cache.enabled)
+    jsonin::fail(path, "needs /cluster/cache: heat-weighted load balancing balances cache hit rates");
+  b.heat_weighted = on;
+}
+
 const std::vector<std::string>& node_model_keys() {
   static const std::vector<std::string> keys{"shards",      "discipline", "service", "speed", "cross_shard",
                                              "server", "max_concurrent_requests_per_shard", "speculative_retry",
-                                             "cache",       "disk"};
+                                             "dynamic_snitch", "cache_hit_rate_read_balancing", "cache", "disk"};
   return keys;
 }
 
@@ -177,7 +231,9 @@ NodeModelSpec parse_node_model(const Json& cluster, const std::string& path, con
         static_cast<std::uint32_t>(o.integer("max_concurrent_requests_per_shard", 1, 1'000'000'000, 1));
   }
   if (const Json* sr = o.find("speculative_retry")) s.speculative_retry = parse_speculative_retry(*sr, o.path_of("speculative_retry"));
+  parse_dynamic_snitch(o, s);
   parse_cache_disk(cluster, path, s);
+  parse_heat_weighted(o, s);  // after the cache: its default follows cluster.cache
   s.speed.assign(topo.size(), 1.0);
   if (const Json* sp = o.find("speed")) {
     const std::string spp = o.path_of("speed");

@@ -429,6 +429,14 @@ void Simulation::Impl::on_timer(std::uint32_t which) {
     on_pct_timer();
     return;
   }
+  if (which == kSnitchUpdate || which == kSnitchReset) {
+    on_snitch_timer(which);
+    return;
+  }
+  if (which == kHwlbTick) {
+    on_hwlb_tick();
+    return;
+  }
   DeadlineFifo& f = timers_[which];
   f.armed = false;
   while (!f.empty() && f.front().at <= now_) {

@@ -20,10 +20,12 @@
 #include <memory>
 #include <queue>
 #include <span>
+#include <unordered_map>
 #include <vector>
 
 #include "sim/cache/lru.hpp"
 #include "sim/cluster/coordination.hpp"
+#include "sim/cluster/heat_load_balance.hpp"
 #include "sim/cluster/tablet_balancer.hpp"
 #include "sim/client/percentile_tracker.hpp"
 #include "sim/core/check.hpp"
@@ -48,8 +50,11 @@ struct Simulation::Impl {
   // its FIFO in timers_ stays empty).
   // kSpecPercentile: the drivers' speculative executions with speculative.kind "percentile", whose
   // delays differ by host and over time (a heap of their own, pct_timers_; its FIFO stays empty).
+  // kSnitchUpdate / kSnitchReset: Cassandra's dynamic snitch, every node's score update and sample
+  // reset (sim_snitch.cpp; periodic, one event each per interval; their FIFOs stay empty).
   enum TimerId : std::uint32_t {
-    kClientTimeout, kReadTimeout, kWriteTimeout, kSpeculative, kCasTimeout, kSpecRetry, kSpecPercentile, kTimers
+    kClientTimeout, kReadTimeout, kWriteTimeout, kSpeculative, kCasTimeout, kSpecRetry, kSpecPercentile, kSnitchUpdate,
+    kSnitchReset, kHwlbTick, kTimers
   };
   static constexpr std::uint32_t kNoThread = 0xffffffffu;
   static constexpr std::uint32_t kOpenLoop = 0xfffffeu;  // kOpStart id of the arrival process
@@ -310,6 +315,85 @@ struct Simulation::Impl {
   std::vector<NodeId> rm_prev_;
   void on_pct_timer();
   void speculate(std::uint32_t id, std::uint32_t gen);
+
+  // sim_snitch.cpp: Cassandra's DynamicEndpointSnitch (cluster.dynamic_snitch). Each coordinator
+  // keeps, per replica it read from, an exponentially decaying reservoir of response latencies in
+  // whole ms and a score recomputed every update interval; reads order their replicas by it.
+  struct SnitchSample {  // one weighted sample of a reservoir
+    double priority = 0, weight = 0;
+    std::int64_t value_ms = 0;
+  };
+  struct SnitchHost {
+    std::vector<SnitchSample> samples;  // a min-heap on priority, at most kSnitchWindow
+    std::int64_t start_s = 0, next_rescale_s = 0;
+    std::uint64_t count = 0;
+    double score = 0;
+    bool scored = false;  // has a score (no score reads as 0.0)
+  };
+  struct SnitchPending {  // a response on its way: recorded when it arrives (at)
+    SimTime at;
+    std::uint64_t seq;
+    NodeId coordinator, replica;
+    std::int64_t latency_ms;
+    bool operator>(const SnitchPending& o) const { return at != o.at ? at > o.at : seq > o.seq; }
+  };
+  bool snitch_ = false;
+  // Per coordinator: the replicas it has heard from (memory grows with the pairs that talk, not N^2).
+  std::vector<std::unordered_map<NodeId, SnitchHost>> snitch_hosts_;
+  std::vector<SimTime> job_sent_;  // per job slot: when its message left the coordinator
+  std::priority_queue<SnitchPending, std::vector<SnitchPending>, std::greater<SnitchPending>> snitch_pending_;
+  std::uint64_t snitch_seq_ = 0;
+  Rng snitch_rng_;
+  void snitch_init();
+  void snitch_sent(std::uint32_t job);
+  void snitch_answer(std::uint32_t job, SimTime at);
+  void snitch_drain();
+  void snitch_record(NodeId coordinator, NodeId replica, std::int64_t latency_ms, SimTime at);
+  void on_snitch_timer(std::uint32_t which);
+  // The read targets of `need` ordered by coordinator `node`'s snitch (sortedByProximity).
+  template <class Up>
+  std::size_t snitch_targets(const ClNeed& need, NodeId node, std::span<const NodeId> replicas, Up& up,
+                             std::span<NodeId> out);
+  template <class Up>
+  std::size_t order_reads(const ClNeed& need, NodeId node, std::span<const NodeId> replicas, Up& up,
+                          std::span<NodeId> out) {
+    if (snitch_) return snitch_targets(need, node, replicas, up, out);
+    if (hwlb_ && !need.each) return hwlb_targets(need, node, replicas, up, out);
+    return read_targets(need, topo_, node, replicas, up, out, read_shuffle_);
+  }
+
+  // sim_hwlb.cpp: ScyllaDB's heat-weighted load balancing (cluster.cache_hit_rate_read_balancing).
+  // Per node: the row cache's read meters (1-minute moving averages ticked every 10 s), the hit
+  // rate recomputed every 0.5 s / 2 s and its gossip publication; per coordinator: the rates it
+  // heard of its peers (from read responses, or gossip on first sight) with their time.
+  struct HwlbNode {
+    std::uint64_t hits_seen = 0, misses_seen = 0;  // NodeCounters at the last meter tick
+    double ewma_hits = 0, ewma_misses = 0;         // rates()[0] of reads_with_no_misses / _with_misses
+    bool meters_init = false;
+    SimTime next_meter = 0, next_recompute = 0;
+    double rate = 0;  // the global cache hit rate the calculator last set
+    std::uint64_t published = 0;
+    double published_rate = 0;
+    SimTime published_at = 0;
+  };
+  struct HwlbPeer {
+    hwlb::PeerRate rate;
+    bool known = false;
+  };
+  bool hwlb_ = false;
+  std::vector<HwlbNode> hwlb_nodes_;
+  std::vector<std::unordered_map<NodeId, HwlbPeer>> hwlb_peers_;  // [coordinator]: the peers it knows of
+  Rng hwlb_rng_;
+  std::vector<double> hwlb_rates_;
+  std::vector<std::uint32_t> hwlb_pick_;
+  void hwlb_init();
+  void on_hwlb_tick();
+  void hwlb_response(NodeId coordinator, NodeId replica, SimTime at);
+  void hwlb_restart(NodeId n);  // the node's process restarted: meters, rate and gossip start over
+  double hwlb_peer_rate(NodeId coordinator, NodeId peer);
+  template <class Up>
+  std::size_t hwlb_targets(const ClNeed& need, NodeId node, std::span<const NodeId> replicas, Up& up,
+                           std::span<NodeId> out);
   policy::Plan* spec_plan_ = nullptr;
 
   // sim_cache.cpp: cluster.cache and cluster.disk (issue 37). One exact LRU per node, or per
@@ -709,5 +793,78 @@ struct Simulation::Impl {
 
   RunResult result_;
 };
+
+// db/consistency_level.cc filter_for_query with HWLB (sim_hwlb.cpp cites it): the live replicas
+// closest first (ScyllaDB 2025.1's shuffle of ties included), then, when every rate is known and
+// they differ by more than 0.01, the coordinator's miss-equalising combination of the CL's
+// replicas; else the first ones.
+template <class Up>
+std::size_t Simulation::Impl::hwlb_targets(const ClNeed& need, NodeId node, std::span<const NodeId> replicas, Up& up,
+                                           std::span<NodeId> out) {
+  std::array<NodeId, 64> ids;  // written before read
+  std::array<std::uint8_t, 64> tiers;
+  std::size_t n = by_proximity(topo_, node, replicas, up, ids, tiers);
+  if (read_shuffle_ != nullptr) {
+    const auto t = std::span<const std::uint8_t>(tiers.data(), n);
+    if (const TieAtCut tie = tie_at_cut(need, t); tie.begin != tie.end)
+      shuffle_equal_distance(std::span<NodeId>(ids.data(), n), t, read_shuffle_->next_u64());
+  }
+  if (need.local_only) {  // filter_for_query sees the coordinator's DC's replicas only
+    std::size_t m = 0;
+    for (std::size_t i = 0; i < n; ++i)
+      if (topo_.node_dc[ids[i]] == topo_.node_dc[node]) ids[m++] = ids[i];
+    n = m;
+  }
+  const std::size_t k = std::min<std::size_t>(need.total, n);
+  if (k > 0 && k < n) {  // bf >= live replicas: all of them, in proximity order
+    hwlb_rates_.resize(n);
+    for (std::size_t i = 0; i < n; ++i) hwlb_rates_[i] = hwlb_peer_rate(node, ids[i]);
+    if (hwlb::rebalances(hwlb_rates_)) {
+      const std::size_t me = ids[0] == node ? 0 : n + 1;
+      hwlb::choose(hwlb_rates_, me, static_cast<unsigned>(k), false, hwlb_rng_, hwlb_pick_);
+      bool distinct = hwlb_pick_.size() == k;
+      for (std::size_t i = 1; i < hwlb_pick_.size() && distinct; ++i) distinct = hwlb_pick_[i] != hwlb_pick_[i - 1];
+      if (distinct) {  // scylladb#9285's workaround: a duplicate keeps the proximity order
+        for (std::size_t i = 0; i < k && i < out.size(); ++i) out[i] = ids[hwlb_pick_[i]];
+        return std::min(k, out.size());
+      }
+    }
+  }
+  return take_targets(need, topo_, topo_.node_dc[node], std::span<const NodeId>(ids.data(), n), out);
+}
+
+// DynamicEndpointSnitch.sortedByProximity (sim_snitch.cpp cites it), then the CL's first targets.
+template <class Up>
+std::size_t Simulation::Impl::snitch_targets(const ClNeed& need, NodeId node, std::span<const NodeId> replicas,
+                                             Up& up, std::span<NodeId> out) {
+  std::array<NodeId, 64> ids;  // written before read
+  std::array<std::uint8_t, 64> tiers;
+  const std::size_t n = by_proximity(topo_, node, replicas, up, ids, tiers);
+  const auto& hosts = snitch_hosts_[node];
+  if (n >= 2 && !hosts.empty()) {
+    std::array<double, 64> score, sorted;
+    for (std::size_t i = 0; i < n; ++i) {
+      const auto it = hosts.find(ids[i]);
+      score[i] = it != hosts.end() && it->second.scored ? it->second.score : 0.0;
+    }
+    const double badness = sc_.nodes.balancing.snitch_badness;
+    bool by_score = badness == 0;
+    if (!by_score) {
+      std::copy_n(score.begin(), n, sorted.begin());
+      std::sort(sorted.begin(), sorted.begin() + static_cast<std::ptrdiff_t>(n));
+      for (std::size_t i = 0; i < n && !by_score; ++i) by_score = score[i] > sorted[i] * (1.0 + badness);
+    }
+    if (by_score) {
+      std::array<std::uint8_t, 64> idx;
+      for (std::size_t i = 0; i < n; ++i) idx[i] = static_cast<std::uint8_t>(i);
+      std::stable_sort(idx.begin(), idx.begin() + static_cast<std::ptrdiff_t>(n),
+                       [&](std::uint8_t a, std::uint8_t b) { return score[a] < score[b]; });
+      std::array<NodeId, 64> sorted_ids;
+      for (std::size_t i = 0; i < n; ++i) sorted_ids[i] = ids[idx[i]];
+      std::copy_n(sorted_ids.begin(), n, ids.begin());
+    }
+  }
+  return take_targets(need, topo_, topo_.node_dc[node], std::span<const NodeId>(ids.data(), n), out);
+}
 
 }  // namespace lbsim

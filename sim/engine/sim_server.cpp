@@ -156,13 +156,13 @@ void Simulation::Impl::on_coord_done(std::uint32_t cr) {
       for (NodeId r : replicas)
         if (live(r) && nt < targets.size()) targets[nt++] = r;
     } else if (spec_mode_ == SpecRetryMode::None || need.each) {
-      nt = read_targets(need, topo_, node, replicas, live, targets, read_shuffle_);
+      nt = order_reads(need, node, replicas, live, targets);
     } else {
       // speculative_retry: one replica more than the CL needs, the next of the proximity order
       // (sim_spec_retry.cpp); EACH_QUORUM is not modelled with it.
       ClNeed more = need;
       ++more.total;
-      nt = read_targets(more, topo_, node, replicas, live, targets, read_shuffle_);
+      nt = order_reads(more, node, replicas, live, targets);
       const std::size_t all = nt;
       nt = spec_split(cr, need.total, nt, std::span<const NodeId>(targets.data(), nt));
       // ALWAYS sends the spare at once, and both the first target and the spare get data
@@ -197,6 +197,7 @@ void Simulation::Impl::send_to_replicas(std::uint32_t cr, std::span<const NodeId
     // The work's expiry (ServerRules::replica_clock) while it waits; receipt clocks set it on arrival.
     j.end = rules_.replica_clock == ReplicaClock::Sent ? now_ + request_timeout(crs_[cr].kind) : crs_[cr].deadline;
     ++crs_[cr].outstanding;
+    if (snitch_) snitch_sent(job);
     if (r == node) enqueue_replica(job, r, now_);
     else q_.push(now_ + net(node, r), kReplicaArrive, job);
   }
@@ -314,13 +315,20 @@ void Simulation::Impl::enqueue_replica(std::uint32_t job, NodeId r, SimTime now)
   ++(read ? k.replica_reads : k.replica_writes);
   if (!shard_counts_.empty()) ++shard_counts_[r * shards_ + j.owner].replica;
   if (r == c.node) {
+    if (snitch_) snitch_answer(job, j.end);
     if (answer_needed(c, r, j.end)) q_.push_lane(lane(r, j.owner), j.end, kReplicaDone, job);
     else drop_job(job);
   } else if (c.done) {
-    // The answer is no longer needed: the replica still does the work, no response event.
+    // The answer is no longer needed: the replica still does the work, no response event. The
+    // dynamic snitch still hears the response (its callback outlives the request's answer).
+    if (snitch_) snitch_answer(job, j.end + net(r, c.node));
+    if (hwlb_ && c.kind == OpKind::Read) hwlb_response(c.node, r, j.end);
     drop_job(job);
   } else {
     const SimTime at = j.end + net(r, c.node);  // drawn either way: the network stream's order holds
+    if (snitch_) snitch_answer(job, at);
+    // A read response carries the replica's cache hit rate (HWLB; sim_hwlb.cpp).
+    if (hwlb_ && c.kind == OpKind::Read) hwlb_response(c.node, r, at);
     if (answer_needed(c, r, at)) {
       // The server's own lane holds its completions; its answers to other coordinators take a
       // second one: their times are its completion times plus a network hop, nearly in order, and
@@ -439,6 +447,7 @@ void Simulation::Impl::on_fault(std::uint32_t idx) {
   if (f.kind == FaultKind::Kill || f.kind == FaultKind::Restart) {
     close_connections(f.node);  // sim_detect.cpp
     if (cache_on_) cache_node_restarted(f.node);  // its process, so its cache, is gone (sim_cache.cpp)
+    if (hwlb_) hwlb_restart(f.node);  // its meters and rate start over, peers forget it (sim_hwlb.cpp)
   }
 }
 

@@ -537,6 +537,8 @@ RunResult Simulation::Impl::run(const RunOptions& options) {
     open_window();
   }
   if (target_ == 0 && w.duration == 0) finished_all_ = true;  // nothing to do (empty trace)
+  snitch_init();  // cluster.dynamic_snitch: its periodic ticks (nothing without it)
+  hwlb_init();    // cluster.cache_hit_rate_read_balancing: its 0.5 s tick (nothing without it)
   const bool open = sc_.client.mode == LoadMode::Open || (w.trace && w.trace_open_loop);
   if (multi_) {
     for (std::uint32_t l = 0; l < loaders_.size() && !finished_all_; ++l) start_loader_arrivals(l);
