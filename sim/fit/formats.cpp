@@ -55,7 +55,9 @@ std::string detect_format(const std::string& text) {
 
 Parsed parse_hlog(const std::string& file, const std::string& text) {
   Parsed out;
-  for (const auto& [tag, h] : read_interval_log(file, text)) {
+  for (const auto& entry : read_interval_log(file, text)) {
+    const std::string& tag = entry.first;  // a plain reference: lambdas below capture it (clang 15)
+    const auto& h = entry.second;
     Sample s;
     s.file = file;
     s.metric = tag.empty() ? "(untagged)" : "Tag=" + tag;
