@@ -33,6 +33,7 @@
 #include "sim/metrics/imbalance.hpp"
 #include "sim/workload/key_dist.hpp"
 #include "sim_test_util.hpp"
+#include "test_scale.hpp"
 
 namespace lbsim {
 namespace {
@@ -212,8 +213,14 @@ void che_vs_lru(KeyDistKind kind, std::uint64_t seed) {
 }
 
 TEST(NodeCheVsLru, UniformWithinTwoPointsPerNode) { che_vs_lru(KeyDistKind::Uniform, 1); }
-TEST(NodeCheVsLru, Zipf099WithinTwoPointsPerNode) { che_vs_lru(KeyDistKind::Zipf, 2); }
-TEST(NodeCheVsLru, GaussianWithinTwoPointsPerNode) { che_vs_lru(KeyDistKind::Gaussian, 3); }
+TEST(NodeCheVsLru, Zipf099WithinTwoPointsPerNode) {
+  LBSIM_OPTIMIZED_SUITE_ONLY();
+  che_vs_lru(KeyDistKind::Zipf, 2);
+}
+TEST(NodeCheVsLru, GaussianWithinTwoPointsPerNode) {
+  LBSIM_OPTIMIZED_SUITE_ONLY();
+  che_vs_lru(KeyDistKind::Gaussian, 3);
+}
 
 // QUORUM under ScyllaDB 2025.1's shuffle of equal-distance replicas (cluster.server
 // scylla-2025.1; scylladb/scylladb PR #21958, sim/cluster/coordination.hpp): the coordinator's
@@ -221,6 +228,7 @@ TEST(NodeCheVsLru, GaussianWithinTwoPointsPerNode) { che_vs_lru(KeyDistKind::Gau
 // first in replica order, which spreads TOPOLOGICAL's second reads over both. Che through the
 // model's target probabilities (read_target_shares) against the Monte-Carlo drawing them.
 TEST(NodeCheVsLru, QuorumWithTheEqualDistanceShuffleWithinTwoPointsPerNode) {
+  LBSIM_OPTIMIZED_SUITE_ONLY();
   const TokenRing ring = six_nodes();
   for (KeyDistKind kind : {KeyDistKind::Uniform, KeyDistKind::Zipf})
     for (Ordering o : {Ordering::Topological, Ordering::Random}) {
@@ -257,6 +265,7 @@ TEST(NodeChe, CacheReadsFollowTheClFanOut) {
 // Writes that invalidate (cluster.cache.writes = invalidate): a hit needs the previous read within
 // T and no write since (eq. 3). 30 % writes; the update rule leaves the hit rates of reads alone.
 TEST(NodeChe, InvalidatingWritesWithinTwoPointsPerNode) {
+  LBSIM_OPTIMIZED_SUITE_ONLY();
   const TokenRing ring = six_nodes();
   for (KeyDistKind kind : {KeyDistKind::Uniform, KeyDistKind::Zipf}) {
     Case c{population(kind), Ordering::Random, ConsistencyLevel::One, 0.75 * working_set() / kNodes, 0.7, true};
@@ -309,6 +318,7 @@ TEST(NodeChe, GroupedTailMatchesTheExactModel) {
 // about RF W/N for the same hit rate. TOPOLOGICAL at C then matches RANDOM at RF x C, per node,
 // in the LRU and in the model alike, and RANDOM at C is far lower.
 TEST(NodeChe, PositiveControlTopologicalMatchesRandomWithRfTimesTheCache) {
+  LBSIM_OPTIMIZED_SUITE_ONLY();
   const TokenRing ring = six_nodes();
   for (KeyDistKind kind : {KeyDistKind::Uniform, KeyDistKind::Zipf})
     for (double f : {1.0, 2.0}) {
@@ -419,6 +429,7 @@ struct EngineCase {
 };
 
 TEST(NodeCheVsEngine, PerNodeHitRatesWithinTwoPoints) {
+  LBSIM_OPTIMIZED_SUITE_ONLY();
   const std::string file = std::string(LBSIM_SOURCE_DIR) + "/configs/cache-locality.json";
   const double w_n_mib = 60000.0 * 1024 / 6 / 1048576;
   const std::string uniform = R"({"count":60000})", zipf = R"({"count":60000,"distribution":"zipf","s":0.99})";
@@ -463,6 +474,7 @@ namespace {
 // misses); Zipf(0.99) keys: the hot key's primary shard bounds TOPOLOGICAL (the loss of balance,
 // reported alongside), and RANDOM wins. The figures are the findings' within 2 %.
 TEST(CacheLocality, ThroughputFollowsTheCheMissesUntilTheHotKeysShardBinds) {
+  LBSIM_OPTIMIZED_SUITE_ONLY();
   const std::string file = std::string(LBSIM_SOURCE_DIR) + "/configs/cache-locality.json";
   struct Point {
     std::string keys, policy;

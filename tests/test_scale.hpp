@@ -3,7 +3,8 @@
 // the simulation's libraries at -O1, the Debug invariant checks) they run about ten times slower:
 // the first eight were 200 of that suite's 500 test-seconds, the five added later (the model-vs-
 // simulation shares and saturation bound, M/M/1 at rho 0.5, tablets' E4 timeline, the shard-aware
-// throughput ratio) another 85. The code they run is the same engine path as the smaller tests
+// throughput ratio) another 85, and the per-node Che checks against Monte-Carlo LRUs and the
+// engine (issue 37) about 170 more. The code they run is the same engine path as the smaller tests
 // that do run there (tablet migrations, for one, in E9 and the join / drain / decommission tests). Their assertions are about sampling error at a given size, so they are
 // skipped there rather than shrunk; the skip is reported by GoogleTest and ctest, not hidden.
 #pragma once
