@@ -14,54 +14,10 @@ using jsonin::Object;
 namespace {
 constexpr double kMaxBytes = 4.0e9;  // an entry's size is a uint32 (sim/cache/lru.hpp)
 
-// A size distribution in bytes, the forms of parse_dist with bytes for microseconds: a bare number
-// (constant) | {"dist": "constant", "bytes"} | {"dist": "exponential", "mean_bytes"} |
-// {"dist": "lognormal", "mean_bytes", "p99_bytes"} | {"dist": "empirical", "percentiles": [[p, bytes], ...]}.
+// A size distribution in bytes: parse_dist's forms with bytes for microseconds ("bytes",
+// "mean_bytes", "p99_bytes"; values in [1, kMaxBytes]).
 Dist parse_bytes_dist(const Json& j, const std::string& path) {
-  if (j.is_number()) return Dist::constant(jsonin::as_number(j, path, 1, kMaxBytes));
-  if (!j.is_object())
-    jsonin::fail(path, fmt::format("expected a number of bytes or a distribution object, got {}", jsonin::type_name(j)));
-  const std::string kind =
-      Object(j, path, {"dist", "bytes", "mean_bytes", "p99_bytes", "percentiles"}).str("dist");
-  if (kind == "constant") {
-    Object o(j, path, {"dist", "bytes"});
-    return Dist::constant(o.number("bytes", 1, kMaxBytes));
-  }
-  if (kind == "exponential") {
-    Object o(j, path, {"dist", "mean_bytes"});
-    return Dist::exponential(o.number("mean_bytes", 1, kMaxBytes));
-  }
-  if (kind == "lognormal") {
-    Object o(j, path, {"dist", "mean_bytes", "p99_bytes"});
-    const double mean = o.number("mean_bytes", 1, kMaxBytes);
-    const double max_ratio = Dist::lognormal_max_ratio();
-    const double p99 = o.number("p99_bytes", 1, kMaxBytes);
-    if (!(p99 > mean) || p99 > mean * max_ratio)
-      jsonin::fail(o.path_of("p99_bytes"), fmt::format("a lognormal needs mean_bytes < p99_bytes <= {:.2f} x mean_bytes "
-                                                       "(here ({}, {:.6g}]), got {}",
-                                                       max_ratio, mean, mean * max_ratio, p99));
-    return Dist::lognormal(mean, p99);
-  }
-  if (kind == "empirical") {
-    Object o(j, path, {"dist", "percentiles"});
-    const std::string pp = o.path_of("percentiles");
-    const Json& arr = jsonin::as_array(o.at("percentiles"), pp);
-    std::vector<std::pair<double, double>> pts;
-    for (std::size_t i = 0; i < arr.size(); ++i) {
-      const std::string ip = jsonin::index_path(pp, i);
-      const Json& row = jsonin::as_array(arr[i], ip);
-      if (row.size() != 2) jsonin::fail(ip, "expected [percentile, bytes]");
-      const double p = jsonin::as_number(row[0], jsonin::index_path(ip, 0), 0, 100);
-      const double v = jsonin::as_number(row[1], jsonin::index_path(ip, 1), 1, kMaxBytes);
-      if (!pts.empty() && (p <= pts.back().first * 100 || v < pts.back().second))
-        jsonin::fail(ip, "percentiles must increase strictly and values must not decrease");
-      pts.emplace_back(p / 100.0, v);
-    }
-    if (pts.size() < 2 || pts.front().first != 0.0 || pts.back().first != 1.0)
-      jsonin::fail(pp, "needs at least two points, the first at percentile 0 and the last at 100");
-    return Dist::empirical(std::move(pts));
-  }
-  jsonin::fail(path + "/dist", "unknown value '" + kind + "'; valid: constant, exponential, lognormal, empirical");
+  return parse_dist_in(j, path, DistUnit{"bytes", "bytes", 1, 1, 1, kMaxBytes});
 }
 }  // namespace
 

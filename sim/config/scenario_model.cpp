@@ -18,30 +18,34 @@ namespace {
 constexpr double kMaxUs = 3.6e9;  // one hour
 }
 
-Dist parse_dist(const Json& j, const std::string& path) {
-  if (j.is_number()) return Dist::constant(jsonin::as_number(j, path, 0, kMaxUs) * 1e3);
+// The distribution forms of configs/README.md "Units and distributions" in one unit: a bare number
+// (constant) | {"dist": "constant", U} | {"dist": "exponential", "mean_U"} | {"dist": "lognormal",
+// "mean_U", "p99_U"} | {"dist": "empirical", "percentiles": [[p, value], ...]}; values are
+// multiplied by u.scale (microseconds to the simulator's nanoseconds; bytes stay bytes).
+Dist parse_dist_in(const Json& j, const std::string& path, const DistUnit& u) {
+  const std::string c = u.key, m = "mean_" + c, q = "p99_" + c;
+  if (j.is_number()) return Dist::constant(jsonin::as_number(j, path, u.min, u.max) * u.scale);
   if (!j.is_object())
-    jsonin::fail(path, fmt::format("expected a number of microseconds or a distribution object, got {}",
+    jsonin::fail(path, fmt::format("expected a number of {} or a distribution object, got {}", u.noun,
                                    jsonin::type_name(j)));
-  const std::string kind = Object(j, path, {"dist", "us", "mean_us", "p99_us", "percentiles"}).str("dist");
+  const std::string kind = Object(j, path, {"dist", c, m, q, "percentiles"}).str("dist");
   if (kind == "constant") {
-    Object o(j, path, {"dist", "us"});
-    return Dist::constant(o.number("us", 0, kMaxUs) * 1e3);
+    Object o(j, path, {"dist", c});
+    return Dist::constant(o.number(c, u.min, u.max) * u.scale);
   }
   if (kind == "exponential") {
-    Object o(j, path, {"dist", "mean_us"});
-    return Dist::exponential(o.number("mean_us", 0, kMaxUs) * 1e3);
+    Object o(j, path, {"dist", m});
+    return Dist::exponential(o.number(m, u.min, u.max) * u.scale);
   }
   if (kind == "lognormal") {
-    Object o(j, path, {"dist", "mean_us", "p99_us"});
-    const double mean = o.number("mean_us", 1e-3, kMaxUs);
+    Object o(j, path, {"dist", m, q});
+    const double mean = o.number(m, u.lognormal_mean_min, u.max);
     const double max_ratio = Dist::lognormal_max_ratio();
-    const double p99 = o.number("p99_us", 0, kMaxUs);
+    const double p99 = o.number(q, u.min, u.max);
     if (!(p99 > mean) || p99 > mean * max_ratio)
-      jsonin::fail(o.path_of("p99_us"), fmt::format("a lognormal needs mean_us < p99_us <= {:.2f} x mean_us "
-                                                    "(here ({}, {:.6g}]), got {}",
-                                                    max_ratio, mean, mean * max_ratio, p99));
-    return Dist::lognormal(mean * 1e3, p99 * 1e3);
+      jsonin::fail(o.path_of(q), fmt::format("a lognormal needs {} < {} <= {:.2f} x {} (here ({}, {:.6g}]), got {}", m, q,
+                                             max_ratio, m, mean, mean * max_ratio, p99));
+    return Dist::lognormal(mean * u.scale, p99 * u.scale);
   }
   if (kind == "empirical") {
     Object o(j, path, {"dist", "percentiles"});
@@ -51,18 +55,22 @@ Dist parse_dist(const Json& j, const std::string& path) {
     for (std::size_t i = 0; i < arr.size(); ++i) {
       const std::string ip = jsonin::index_path(pp, i);
       const Json& row = jsonin::as_array(arr[i], ip);
-      if (row.size() != 2) jsonin::fail(ip, "expected [percentile, microseconds]");
+      if (row.size() != 2) jsonin::fail(ip, fmt::format("expected [percentile, {}]", u.noun));
       const double p = jsonin::as_number(row[0], jsonin::index_path(ip, 0), 0, 100);
-      const double v = jsonin::as_number(row[1], jsonin::index_path(ip, 1), 0, kMaxUs);
-      if (!pts.empty() && (p <= pts.back().first * 100 || v < pts.back().second / 1e3))
+      const double v = jsonin::as_number(row[1], jsonin::index_path(ip, 1), u.min, u.max);
+      if (!pts.empty() && (p <= pts.back().first * 100 || v < pts.back().second / u.scale))
         jsonin::fail(ip, "percentiles must increase strictly and values must not decrease");
-      pts.emplace_back(p / 100.0, v * 1e3);
+      pts.emplace_back(p / 100.0, v * u.scale);
     }
     if (pts.size() < 2 || pts.front().first != 0.0 || pts.back().first != 1.0)
       jsonin::fail(pp, "needs at least two points, the first at percentile 0 and the last at 100");
     return Dist::empirical(std::move(pts));
   }
   jsonin::fail(path + "/dist", "unknown value '" + kind + "'; valid: constant, exponential, lognormal, empirical");
+}
+
+Dist parse_dist(const Json& j, const std::string& path) {
+  return parse_dist_in(j, path, DistUnit{"us", "microseconds", 1e3, 0, 1e-3, kMaxUs});
 }
 
 // The table option's forms, case-insensitive as both servers read them: NONE (Cassandra 4+ also

@@ -14,7 +14,19 @@ using jsonin::Json;
 // A duration distribution in microseconds: a bare number (constant) or
 // {"dist": "constant", "us"} | {"dist": "exponential", "mean_us"} |
 // {"dist": "lognormal", "mean_us", "p99_us"} | {"dist": "empirical", "percentiles": [[p, us], ...]}.
-Dist parse_dist(const Json& j, const std::string& path);
+// A distribution's unit in a scenario: its key ("us": "us", "mean_us", "p99_us"), its noun in
+// errors, the factor to the engine's unit, and the bounds of values (a lognormal's mean has its own
+// lower bound).
+struct DistUnit {
+  const char* key;
+  const char* noun;
+  double scale;
+  double min;
+  double lognormal_mean_min;
+  double max;
+};
+Dist parse_dist_in(const Json& j, const std::string& path, const DistUnit& u);
+Dist parse_dist(const Json& j, const std::string& path);  // microseconds
 
 // Keys of "cluster" besides the topology ones.
 const std::vector<std::string>& node_model_keys();
