@@ -251,9 +251,60 @@ std::size_t most_points(const svg::LineChart& c) {
 
 const char* kTimeAxis = "simulated time since the scenario began (s)";
 
-// Requests served per node over time (timeline[].coordinator_ops) of one report: one line per node
-// up to svg::kDistinctSeries nodes (each in its own colour and dash), beyond that two lines per
-// datacenter, its busiest node and its mean per node, so the lines stay distinguishable.
+// One line per node of the timeline field `field` (a value per node per point, null where a node
+// has none) up to svg::kDistinctSeries nodes, each in its own colour and dash; beyond that two
+// lines per datacenter, its extreme node (the highest with `highest`, else the lowest, named by
+// `extreme`) and its mean per node, so the lines stay distinguishable. A value is scaled by `scale`
+// and, with `per_second`, divided by the point's length.
+void per_node_series(svg::LineChart& c, const Json& r, const char* field, bool highest, const char* extreme,
+                     double scale, bool per_second) {
+  const Json& nodes = r["nodes"];
+  const bool grouped = nodes.size() > svg::kDistinctSeries;
+  const auto groups = dc_groups(node_dcs(r));
+  if (!grouped)
+    for (std::size_t n = 0; n < nodes.size(); ++n) c.series.push_back({nodes[n].value("id", std::string("?")), {}, {}, {}, false, "", ""});
+  else
+    for (std::size_t g = 0; g < groups.size(); ++g) {
+      const std::string col(svg::color(g));
+      c.series.push_back({std::get<2>(groups[g]) + " " + extreme + " node", {}, {}, {}, false, col, "none"});
+      c.series.push_back({std::get<2>(groups[g]) + " mean per node", {}, {}, {}, false, col, "8 4"});
+    }
+  for_each_point(r, [&](double x, double len, const Json& pt) {
+    if (!pt.contains(field) || pt[field].size() != nodes.size()) return;
+    const Json& v = pt[field];
+    // In the order the two charts always computed them: (scale x y) / len, scale x sum / k.
+    auto value = [&](double y) { return per_second ? scale * y / len : scale * y; };
+    if (!grouped) {
+      for (std::size_t n = 0; n < nodes.size(); ++n)
+        if (v[n].is_number()) {
+          c.series[n].x.push_back(x);
+          c.series[n].y.push_back(value(v[n].get<double>()));
+        }
+      return;
+    }
+    for (std::size_t g = 0; g < groups.size(); ++g) {
+      const auto& [first, last, dc] = groups[g];
+      double sum = 0, ext = 0;
+      std::size_t k = 0;
+      for (std::size_t n = first; n <= last; ++n)
+        if (v[n].is_number()) {
+          const double y = v[n].get<double>();
+          ext = k == 0 ? y : highest ? std::max(ext, y) : std::min(ext, y);
+          sum += y;
+          ++k;
+        }
+      if (k == 0) continue;
+      c.series[2 * g].x.push_back(x);
+      c.series[2 * g].y.push_back(value(ext));
+      c.series[2 * g + 1].x.push_back(x);
+      const double kk = static_cast<double>(k);
+      c.series[2 * g + 1].y.push_back(per_second ? value(sum / kk) : scale * sum / kk);
+    }
+  });
+}
+
+// Requests served per node over time (timeline[].coordinator_ops) of one report; beyond
+// svg::kDistinctSeries nodes, each datacenter's busiest node and mean.
 svg::LineChart node_requests_chart(const Json& r, const std::string& policy, std::size_t index) {
   svg::LineChart c;
   c.id = fmt::format("chart-node-requests-{}", index);
@@ -263,49 +314,13 @@ svg::LineChart node_requests_chart(const Json& r, const std::string& policy, std
   c.width = 1300;
   c.height = 340;
   c.markers = event_markers(r);
-  if (!r.contains("nodes")) return c;
-  const Json& nodes = r["nodes"];
-  const auto dcs = node_dcs(r);
-  const bool grouped = nodes.size() > svg::kDistinctSeries;
-  const auto groups = dc_groups(dcs);
-  if (!grouped)
-    for (std::size_t n = 0; n < nodes.size(); ++n) c.series.push_back({nodes[n].value("id", std::string("?")), {}, {}, {}, false, "", ""});
-  else
-    for (std::size_t g = 0; g < groups.size(); ++g) {
-      const std::string dc = std::get<2>(groups[g]);
-      const std::string col(svg::color(g));
-      c.series.push_back({dc + " busiest node", {}, {}, {}, false, col, "none"});
-      c.series.push_back({dc + " mean per node", {}, {}, {}, false, col, "8 4"});
-    }
-  for_each_point(r, [&](double x, double len, const Json& pt) {
-    if (!pt.contains("coordinator_ops") || pt["coordinator_ops"].size() != nodes.size()) return;
-    const Json& ops = pt["coordinator_ops"];
-    if (!grouped) {
-      for (std::size_t n = 0; n < nodes.size(); ++n) {
-        c.series[n].x.push_back(x);
-        c.series[n].y.push_back(ops[n].get<double>() / len);
-      }
-      return;
-    }
-    for (std::size_t g = 0; g < groups.size(); ++g) {
-      const auto& [first, last, dc] = groups[g];
-      double sum = 0, top = 0;
-      for (std::size_t n = first; n <= last; ++n) {
-        sum += ops[n].get<double>();
-        top = std::max(top, ops[n].get<double>());
-      }
-      c.series[2 * g].x.push_back(x);
-      c.series[2 * g].y.push_back(top / len);
-      c.series[2 * g + 1].x.push_back(x);
-      c.series[2 * g + 1].y.push_back(sum / static_cast<double>(last - first + 1) / len);
-    }
-  });
+  if (r.contains("nodes")) per_node_series(c, r, "coordinator_ops", true, "busiest", 1, true);
   return c;
 }
 
-// cluster.cache: each node's cache hit rate over time (timeline[].cache_hit_rate) of one report,
-// one line per node up to svg::kDistinctSeries nodes, beyond that per datacenter its lowest node
-// and its mean per node. Empty (no series) without a cache.
+// cluster.cache: each node's cache hit rate over time (timeline[].cache_hit_rate) of one report;
+// beyond svg::kDistinctSeries nodes, each datacenter's lowest node and mean. Empty (no series)
+// without a cache.
 svg::LineChart node_cache_chart(const Json& r, const std::string& policy, std::size_t index) {
   svg::LineChart c;
   c.id = fmt::format("chart-node-cache-{}", index);
@@ -316,46 +331,7 @@ svg::LineChart node_cache_chart(const Json& r, const std::string& policy, std::s
   c.height = 340;
   c.y_max = 100;
   c.markers = event_markers(r);
-  if (!r.contains("nodes") || !r.contains("cache")) return c;
-  const Json& nodes = r["nodes"];
-  const bool grouped = nodes.size() > svg::kDistinctSeries;
-  const auto groups = dc_groups(node_dcs(r));
-  if (!grouped)
-    for (std::size_t n = 0; n < nodes.size(); ++n) c.series.push_back({nodes[n].value("id", std::string("?")), {}, {}, {}, false, "", ""});
-  else
-    for (std::size_t g = 0; g < groups.size(); ++g) {
-      const std::string col(svg::color(g));
-      c.series.push_back({std::get<2>(groups[g]) + " lowest node", {}, {}, {}, false, col, "none"});
-      c.series.push_back({std::get<2>(groups[g]) + " mean per node", {}, {}, {}, false, col, "8 4"});
-    }
-  for_each_point(r, [&](double x, double, const Json& pt) {
-    if (!pt.contains("cache_hit_rate") || pt["cache_hit_rate"].size() != nodes.size()) return;
-    const Json& h = pt["cache_hit_rate"];
-    if (!grouped) {
-      for (std::size_t n = 0; n < nodes.size(); ++n)
-        if (h[n].is_number()) {
-          c.series[n].x.push_back(x);
-          c.series[n].y.push_back(100 * h[n].get<double>());
-        }
-      return;
-    }
-    for (std::size_t g = 0; g < groups.size(); ++g) {
-      const auto& [first, last, dc] = groups[g];
-      double sum = 0, low = 1;
-      std::size_t k = 0;
-      for (std::size_t n = first; n <= last; ++n)
-        if (h[n].is_number()) {
-          sum += h[n].get<double>();
-          low = std::min(low, h[n].get<double>());
-          ++k;
-        }
-      if (k == 0) continue;
-      c.series[2 * g].x.push_back(x);
-      c.series[2 * g].y.push_back(100 * low);
-      c.series[2 * g + 1].x.push_back(x);
-      c.series[2 * g + 1].y.push_back(100 * sum / static_cast<double>(k));
-    }
-  });
+  if (r.contains("nodes") && r.contains("cache")) per_node_series(c, r, "cache_hit_rate", false, "lowest", 100, false);
   return c;
 }
 
