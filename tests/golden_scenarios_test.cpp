@@ -1,0 +1,110 @@
+// Golden reports of every shipped scenario (issue 45, step 1): each line of
+// tests/golden/scenarios.txt names a scenario of configs/ and the --set patches that shorten it;
+// every policy of it, at the scenario's seed, must give exactly the stable report committed in
+// tests/golden/scenarios/<name>.json (one object keyed by policy name). A refactoring of the
+// engine keeps all of them byte-identical; a deliberate change of a figure regenerates them in a
+// commit that names it:
+//   LBSIM_UPDATE_GOLDEN=1 build/tests/lbsim_tests --gtest_filter='*GoldenScenario*'
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "sim/report/report_json.hpp"
+#include "sim_test_util.hpp"
+#include "test_files.hpp"
+
+namespace lbsim {
+namespace {
+
+namespace fs = std::filesystem;
+
+const fs::path kSource = LBSIM_SOURCE_DIR;
+
+struct GoldenCase {
+  std::string scenario;           // path below the source folder, e.g. configs/incidents/x.json
+  std::vector<std::string> sets;  // "PATH=VALUE" patches
+};
+
+void PrintTo(const GoldenCase& c, std::ostream* os) { *os << c.scenario; }
+
+std::vector<GoldenCase> load_cases() {
+  std::vector<GoldenCase> out;
+  std::istringstream in(testing_files::slurp(kSource / "tests/golden/scenarios.txt"));
+  for (std::string line; std::getline(in, line);) {
+    if (line.empty() || line[0] == '#') continue;
+    std::istringstream words(line);
+    GoldenCase c;
+    words >> c.scenario;
+    for (std::string s; words >> s;) c.sets.push_back(s);
+    out.push_back(c);
+  }
+  return out;
+}
+
+// configs/incidents/scylladb-7342.json -> incidents-scylladb-7342
+std::string golden_name(const std::string& scenario) {
+  std::string rel = fs::path(scenario).lexically_relative("configs").replace_extension().string();
+  std::replace(rel.begin(), rel.end(), '/', '-');
+  return rel;
+}
+
+class GoldenScenario : public ::testing::TestWithParam<GoldenCase> {};
+
+TEST_P(GoldenScenario, EveryPolicyMatchesTheCommittedStableReport) {
+  const GoldenCase& c = GetParam();
+  const Scenario sc = load_scenario((kSource / c.scenario).string(), c.sets);
+  jsonin::Json got = jsonin::Json::object();
+  for (const auto& p : sc.policies) got[p.name] = report_json_stable(run_simulation(sc, p, sc.seed));
+  const std::string text = got.dump(1) + "\n";
+  const fs::path file = kSource / "tests/golden/scenarios" / (golden_name(c.scenario) + ".json");
+  if (std::getenv("LBSIM_UPDATE_GOLDEN") != nullptr) {
+    write_file_atomic(file.string(), text);
+    return;
+  }
+  const std::string want = testing_files::slurp(file);
+  ASSERT_FALSE(want.empty()) << "missing " << file << " (regenerate with LBSIM_UPDATE_GOLDEN=1)";
+  if (text == want) return;
+  // Name the first policy whose report differs, and the first differing line of it.
+  const auto old = jsonin::Json::parse(want);
+  for (const auto& [name, report] : got.items()) {
+    if (old.contains(name) && old[name] == report) continue;
+    const std::string a = old.contains(name) ? old[name].dump(1) : std::string("(absent)");
+    const std::string b = report.dump(1);
+    std::size_t at = 0;
+    while (at < a.size() && at < b.size() && a[at] == b[at]) ++at;
+    const std::size_t from = a.rfind('\n', at) == std::string::npos ? 0 : a.rfind('\n', at) + 1;
+    ADD_FAILURE() << c.scenario << " / " << name << ": the report changed near\n  was: "
+                  << a.substr(from, a.find('\n', at) - from) << "\n  now: " << b.substr(from, b.find('\n', at) - from)
+                  << "\nif deliberate, regenerate the golden files in a commit that names the change";
+    return;
+  }
+  ADD_FAILURE() << c.scenario << ": a policy was removed from the scenario";
+}
+
+INSTANTIATE_TEST_SUITE_P(Shipped, GoldenScenario, ::testing::ValuesIn(load_cases()),
+                         [](const ::testing::TestParamInfo<GoldenCase>& i) {
+                           std::string n = golden_name(i.param.scenario);
+                           for (char& ch : n)
+                             if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
+                           return n;
+                         });
+
+TEST(GoldenScenarioTable, ListsEveryShippedScenario) {
+  std::set<std::string> listed;
+  for (const auto& c : load_cases()) listed.insert(c.scenario);
+  for (const char* dir : {"configs", "configs/incidents"})
+    for (const auto& e : fs::directory_iterator(kSource / dir)) {
+      if (e.path().extension() != ".json") continue;
+      const std::string rel = fs::path(e.path()).lexically_relative(kSource).string();
+      EXPECT_TRUE(listed.count(rel)) << rel << " is not in tests/golden/scenarios.txt";
+    }
+}
+
+}  // namespace
+}  // namespace lbsim
