@@ -60,12 +60,36 @@ TEST_P(GoldenScenario, EveryPolicyMatchesTheCommittedStableReport) {
   const GoldenCase& c = GetParam();
   const Scenario sc = load_scenario((kSource / c.scenario).string(), c.sets);
   jsonin::Json got = jsonin::Json::object();
-  for (const auto& p : sc.policies) got[p.name] = report_json_stable(run_simulation(sc, p, sc.seed));
+  std::string digests;  // "policy events hash checkpoints..." per line (sim/engine/event_digest.hpp)
+  for (const auto& p : sc.policies) {
+    EventDigest digest;
+    RunOptions options;
+    options.digest = &digest;
+    got[p.name] = report_json_stable(run_simulation(sc, p, sc.seed, options));
+    digests += p.name + " " + digest.line() + "\n";
+  }
   const std::string text = got.dump(1) + "\n";
   const fs::path file = kSource / "tests/golden/scenarios" / (golden_name(c.scenario) + ".json");
+  const fs::path digest_file = fs::path(file).replace_extension(".digest");
   if (std::getenv("LBSIM_UPDATE_GOLDEN") != nullptr) {
     write_file_atomic(file.string(), text);
+    write_file_atomic(digest_file.string(), digests);
     return;
+  }
+  // The event sequence: the first policy whose digest differs, and where its events part.
+  {
+    std::istringstream want_lines(testing_files::slurp(digest_file)), got_lines(digests);
+    std::string w, g;
+    while (std::getline(got_lines, g)) {
+      if (!std::getline(want_lines, w)) w.clear();
+      if (w == g) continue;
+      const std::string name = g.substr(0, g.find(' '));
+      const auto from = first_divergence(w.substr(w.find(' ') + 1), g.substr(g.find(' ') + 1));
+      ADD_FAILURE() << c.scenario << " / " << name << ": the event sequence changed (was: "
+                    << (w.empty() ? "absent" : w.substr(0, w.find(' ', w.find(' ') + 1))) << "...), first within events ["
+                    << *from << ", " << *from + EventDigest::kCheckpointEvery << ")";
+      break;
+    }
   }
   const std::string want = testing_files::slurp(file);
   ASSERT_FALSE(want.empty()) << "missing " << file << " (regenerate with LBSIM_UPDATE_GOLDEN=1)";
@@ -104,6 +128,49 @@ TEST(GoldenScenarioTable, ListsEveryShippedScenario) {
       const std::string rel = fs::path(e.path()).lexically_relative(kSource).string();
       EXPECT_TRUE(listed.count(rel)) << rel << " is not in tests/golden/scenarios.txt";
     }
+}
+
+}  // namespace
+}  // namespace lbsim
+
+namespace lbsim {
+namespace {
+
+TEST(EventDigest, BracketsTheFirstEventWhereTwoSequencesPart) {
+  EventDigest a, b;
+  for (std::uint64_t i = 0; i < 3 * EventDigest::kCheckpointEvery + 10; ++i) {
+    const EventQueue::Event e{static_cast<SimTime>(i * 10), (i << 28) | (3u << 24) | 7u};
+    a.add(e);
+    // b pops another slot id at event 5000: the checkpoints agree up to 4096 and part after.
+    b.add(i == 5000 ? EventQueue::Event{e.at, (i << 28) | (3u << 24) | 8u} : e);
+  }
+  EXPECT_EQ(a.events, b.events);
+  EXPECT_NE(a.hash, b.hash);
+  ASSERT_EQ(a.checkpoints.size(), 3u);
+  EXPECT_EQ(a.checkpoints[0], b.checkpoints[0]);
+  EXPECT_NE(a.checkpoints[1], b.checkpoints[1]);
+  EXPECT_EQ(first_divergence(a.line(), b.line()), std::optional<std::uint64_t>(EventDigest::kCheckpointEvery));
+  EXPECT_EQ(first_divergence(a.line(), a.line()), std::nullopt);
+  // Tracing that bracket names the event itself.
+  EventDigest t;
+  t.trace_from = 4096;
+  t.trace_to = 8192;
+  for (std::uint64_t i = 0; i < 6000; ++i) t.add({static_cast<SimTime>(i * 10), (i << 28) | (3u << 24) | 7u});
+  ASSERT_EQ(t.traced.size(), 6000u - 4096u);
+  EXPECT_EQ(describe_event(t.traced[5000 - 4096]), "t=50000 ns seq=5000 kind=3 id=7");
+}
+
+TEST(EventDigest, ChangesNoReportAndCountsEveryEvent) {
+  const Scenario sc = testing::build(testing::cluster_doc(6, 16, 5000));
+  for (const auto& p : sc.policies) {
+    EventDigest d;
+    RunOptions with;
+    with.digest = &d;
+    const RunResult r = run_simulation(sc, p, 3, with);
+    EXPECT_EQ(report_json_stable(r).dump(), report_json_stable(run_simulation(sc, p, 3)).dump()) << p.name;
+    EXPECT_EQ(d.events, r.engine.events) << p.name;
+    EXPECT_EQ(d.checkpoints.size(), d.events / EventDigest::kCheckpointEvery) << p.name;
+  }
 }
 
 }  // namespace

@@ -25,6 +25,7 @@
 #include "policies/policy.hpp"
 #include "sim/client/client_cpu.hpp"
 #include "sim/config/scenario.hpp"
+#include "sim/engine/event_digest.hpp"
 #include "sim/engine/event_queue.hpp"
 #include "sim/engine/node_model.hpp"
 #include "sim/engine/slab.hpp"
@@ -51,6 +52,7 @@ struct RunOptions {
   const std::atomic<bool>* cancel = nullptr;             // polled; a cancelled run throws Cancelled
   std::function<void(const Progress&)> progress;          // called about twice a second of wall time
   DrawAhead draw_ahead = DrawAhead::Auto;
+  EventDigest* digest = nullptr;  // opt-in: every popped event is added (sim/engine/event_digest.hpp)
 };
 
 struct Cancelled : std::runtime_error {
