@@ -12,6 +12,7 @@
 #include <set>
 #include <sstream>
 
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -483,6 +484,100 @@ TEST(HtmlTimeline, PerNodeChartsShareOneScale) {
   ASSERT_FALSE(a.empty());
   EXPECT_EQ(a, b);
   EXPECT_EQ(a.back(), "1000");
+}
+
+// Tick labels stay distinct however close the ticks (issue 44): the precision follows the step.
+// "p99 vs throughput" over 20,016..20,022 op/s read "20.02k" on every tick.
+TEST(Svg, TickLabelsAreDistinctAtAnyStep) {
+  EXPECT_EQ(svg::tick_labels({20016, 20018, 20020, 20022}),
+            (std::vector<std::string>{"20.016k", "20.018k", "20.02k", "20.022k"}));
+  EXPECT_EQ(svg::tick_labels({1.001, 1.002, 1.003}), (std::vector<std::string>{"1.001", "1.002", "1.003"}));
+  EXPECT_EQ(svg::tick_labels({100, 100.5, 101}), (std::vector<std::string>{"100", "100.5", "101"}));
+  EXPECT_EQ(svg::tick_labels({1.5e6, 1.5025e6, 1.505e6}), (std::vector<std::string>{"1.5M", "1.5025M", "1.505M"}));
+  // A whole chart: the x axis of throughputs 20,015 to 20,025 op/s, and ticks at close data values.
+  svg::LineChart c;
+  c.id = "close";
+  svg::Series s;
+  s.name = "a";
+  s.x = {20015, 20019, 20025};
+  s.y = {1, 2, 3};
+  c.series.push_back(s);
+  auto x_labels = [](const std::string& svg) {
+    std::vector<std::string> out;
+    const std::string tag = "class=\"tick\" ";
+    for (auto p = svg.find(tag); p != std::string::npos; p = svg.find(tag, p + 1)) {
+      const std::string t = svg.substr(p, svg.find("</text>", p) - p);
+      if (t.find("text-anchor=\"end\"") == std::string::npos || t.find("rotate") != std::string::npos)
+        out.push_back(t.substr(t.rfind('>') + 1));
+    }
+    return out;
+  };
+  const auto lin = x_labels(svg::render(c));
+  ASSERT_GE(lin.size(), 3u);
+  EXPECT_EQ(std::set<std::string>(lin.begin(), lin.end()).size(), lin.size()) << ::testing::PrintToString(lin);
+  c.x_ticks_at_data = true;
+  const auto at = x_labels(svg::render(c));
+  EXPECT_EQ(at, (std::vector<std::string>{"20.015k", "20.019k", "20.025k"}));
+  for (const auto& y : y_ticks(svg::render(c))) EXPECT_NE(y, "") << "y labels";
+}
+
+// A sweep of two policies whose p99s are 1.5 ms and 187 ms at every grid point.
+nlohmann::json two_policy_sweep(double fast_p99, double slow_p99) {
+  nlohmann::json sw;
+  sw["schema"] = "lbsim.sweep/1";
+  sw["scenario"] = {{"name", "s"}, {"hash", "0"}};
+  sw["parameters"] = {"client.threads"};
+  sw["seeds"] = 1;
+  for (int t : {10, 20, 40}) {
+    nlohmann::json pt;
+    pt["values"] = {{"client.threads", t}};
+    auto metric = [](double v) { return nlohmann::json{{"n", 1}, {"mean", v}, {"sd", 0}, {"ci95", 0}}; };
+    pt["policies"]["fast"]["metrics"] = {{"throughput_ops_s", metric(1000.0 * t)}, {"latency_ms.p99", metric(fast_p99)},
+                                         {"client.cpu_utilization", metric(0.038)}};
+    pt["policies"]["slow"]["metrics"] = {{"throughput_ops_s", metric(900.0 * t)}, {"latency_ms.p99", metric(slow_p99)},
+                                         {"client.cpu_utilization", metric(0.05)}};
+    sw["points"].push_back(pt);
+  }
+  return sw;
+}
+
+// Sweeps follow the runs' rule: a log p99 axis beyond a 20x range, so 1.5 ms stays off the floor.
+TEST(HtmlSweep, P99AxisIsLogarithmicBeyondTwentyFold) {
+  const std::string wide = html::sweep_section(two_policy_sweep(1.5, 187), 1);
+  for (const char* chart : {"chart-sweep-1-latency_ms-p99", "chart-sweep-1-p99-vs-throughput"}) {
+    const std::string svg = element(wide, chart, "</svg>");
+    ASSERT_FALSE(svg.empty()) << chart;
+    EXPECT_NE(svg.find("(ms, log scale)"), std::string::npos) << chart;
+    // On a log axis from 1 to 1000 ms, 1.5 ms sits log10(1.5)/3 of the way up; on the linear one
+    // (0 to 200 ms) it was 0.75 % of the way, about 2 px above the floor.
+    const auto ticks = y_ticks(svg);
+    EXPECT_EQ(ticks.front(), "1") << chart;
+    EXPECT_EQ(ticks.back(), "1000") << chart;
+  }
+  const std::string narrow = html::sweep_section(two_policy_sweep(1.5, 20), 1);
+  EXPECT_EQ(element(narrow, "chart-sweep-1-latency_ms-p99", "</svg>").find("log scale"), std::string::npos);
+  // The client CPU as a percentage, as the text report prints it (JSON: a fraction).
+  const std::string cpu = element(wide, "chart-sweep-1-client-cpu_utilization", "</svg>");
+  EXPECT_NE(cpu.find("client CPU utilization (%)"), std::string::npos);
+  EXPECT_NE(cpu.find("<title>fast: 3.8</title>"), std::string::npos) << cpu;
+}
+
+// The summary's seeds column counts the seeds and names them; the client CPU is a percentage with
+// one decimal, as the text report's "client: cpu 3.8%".
+TEST_F(HtmlReport, SummaryCountsSeedsAndShowsClientCpuInPercent) {
+  const std::string html = slurp(dir_ / "report.html");
+  const std::string summary = element(html, "sec-summary", "</section>");
+  ASSERT_FALSE(summary.empty());
+  const auto sc = nlohmann::json::parse(slurp(dir_ / "tiny.json"));
+  for (const auto& p : policies_) {
+    const auto r = nlohmann::json::parse(slurp(dir_ / "runs/html-tiny" / (p + ".json")));
+    const std::string row = summary.substr(summary.find(">" + p + "</td>"));
+    const std::string tr = row.substr(0, row.find("</tr>"));
+    EXPECT_NE(tr.find(fmt::format("<td>1 (seed {})</td>", sc["seed"].get<std::uint64_t>())), std::string::npos) << tr;
+    EXPECT_NE(tr.find(fmt::format("<td>{:.1f}%</td>", 100 * r["client"]["cpu_utilization"].get<double>())),
+              std::string::npos)
+        << tr;
+  }
 }
 
 }  // namespace

@@ -125,5 +125,58 @@ TEST(ModelVsSim, TraceWeightsFollowTheShardOfEachRecord) {
   EXPECT_EQ(checked, 3);
 }
 
+// Issue 44: the Go, Python, Rust and Node.js policies' non-adaptive configurations in one run each
+// on two DCs (dc1: 6 nodes on 3 racks, RF 3; dc2: 4 nodes on 2 racks, RF 2), LOCAL_ONE, 10% of
+// the operations without a routing key: every node's simulated coordinator share within 1.5
+// points of the model and every z-score (coordinator, reads, writes) under 4.5.
+TEST(ModelVsSim, DriverPoliciesFallWithinTheSamplingErrorOfTheModel) {
+  LBSIM_OPTIMIZED_SUITE_ONLY();
+  const std::string node_dc = R"({"type":"NodeDCAwareRoundRobin","local_dc":"dc1"})";
+  const std::vector<std::pair<std::string, std::string>> policies{
+      {"go-shuffled", R"({"type":"GoTokenAware","child":{"type":"GoDCAwareRoundRobin","local_dc":"dc1"}})"},
+      {"go-upstream", R"({"type":"GoTokenAware","version":"upstream","child":{"type":"GoRoundRobin"}})"},
+      {"go-rack", R"({"type":"GoTokenAware","shuffle_replicas":false,"non_local_replicas_fallback":true,)"
+                  R"("child":{"type":"GoRackAwareRoundRobin","local_dc":"dc1","local_rack":"r2"}})"},
+      {"python", R"({"type":"PythonTokenAware","child":{"type":"PythonDCAwareRoundRobin","local_dc":"dc1"}})"},
+      {"python-3.29.5-rack", R"({"type":"PythonTokenAware","version":"scylla-3.29.5","child":)"
+                             R"({"type":"PythonRackAwareRoundRobin","local_dc":"dc1","local_rack":"r2"}})"},
+      {"rust", R"({"type":"RustDefault"})"},
+      {"rust-rack", R"({"type":"RustDefault","preferred_dc":"dc1","preferred_rack":"r1"})"},
+      {"nodejs", R"({"type":"NodeTokenAware","child":)" + node_dc + "}"},
+      {"nodejs-allow", R"({"type":"NodeAllowList","hosts":["n1","n2","n3","n5"],"child":{"type":"NodeTokenAware",)"
+                       R"("child":)" + node_dc + "}}"},
+  };
+  std::string list = "[";
+  for (const auto& [name, spec] : policies) list += std::string(list.size() > 1 ? "," : "") + R"({"name":")" + name + R"(","policy":)" + spec + "}";
+  list += "]";
+  const Scenario sc = load_scenario(
+      std::string(LBSIM_SOURCE_DIR) + "/configs/two-dc-local-quorum.json",
+      {R"(cluster.datacenters=[{"name":"dc1","racks":3,"nodes":6},{"name":"dc2","racks":2,"nodes":4}])",
+       R"(keyspace.rf={"dc1":3,"dc2":2})", R"(workload.consistency={"read":"LOCAL_ONE","write":"LOCAL_ONE"})",
+       "workload.unrouted_fraction=0.1", "workload.ops=60000", "workload.warmup_ops=5000", "policies=" + list});
+  const ScenarioModel m = analyze_scenario(sc);
+  int scores = 0;
+  double worst = 0, worst_pp = 0;
+  for (std::size_t p = 0; p < sc.policies.size(); ++p) {
+    const LoadModel& lm = m.policies[p].model;
+    ASSERT_TRUE(lm.modelled) << sc.policies[p].name << ": " << lm.reason;
+    const RunResult r = run_simulation(sc, sc.policies[p], sc.seed);
+    const auto gaps = model_gaps(lm, r);
+    for (std::size_t i = 0; i < gaps.size(); ++i) {
+      const auto& g = gaps[i];
+      for (double z : {g.coordinator_z, g.reads_z, g.writes_z}) {
+        ++scores;
+        worst = std::max(worst, std::fabs(z));
+        EXPECT_LT(std::fabs(z), 4.5) << sc.policies[p].name << " node " << i << "\n"
+                                     << model_gap_text(sc.topology(), lm, r);
+      }
+      worst_pp = std::max(worst_pp, std::fabs(g.coordinator_sim - g.coordinator_model));
+      EXPECT_NEAR(g.coordinator_sim, g.coordinator_model, 0.015) << sc.policies[p].name << " node " << i;
+    }
+  }
+  std::printf("driver policies vs simulation: %zu policies, %d z-scores, max |z| = %.2f, max coordinator gap %.2f pp\n",
+              sc.policies.size(), scores, worst, 100 * worst_pp);
+}
+
 }  // namespace
 }  // namespace lbsim

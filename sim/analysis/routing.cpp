@@ -13,6 +13,8 @@ using jsonin::Json;
 
 namespace {
 
+std::string adaptive_reason(const std::string& type);
+
 std::uint32_t dc_of(const Json& spec, const Topology& topo) {
   if (spec.contains("local_dc")) return *topo.dc_index(spec["local_dc"].get<std::string>());
   return topo.node_dc[0];  // the driver's default: the DC of the first contact point
@@ -37,14 +39,29 @@ std::optional<RoutingSpec> child_spec(const Json& child, const Topology& topo, R
     }
     return base;
   }
-  why = "child policy " + type + " is not modelled";
+  why = type == "LatencyAware" ? "child policy " + adaptive_reason(type) : "child policy " + type + " is not modelled";
   return std::nullopt;
+}
+
+// Why an adaptive Java policy is not modelled: the feedback its choice depends on.
+std::string adaptive_reason(const std::string& type) {
+  if (type == "LatencyAware")
+    return "adaptive: LatencyAware defers the hosts whose average latency exceeds exclusion_threshold x the "
+           "fastest's (chooses by measured latencies)";
+  if (type == "RandomTwoChoice")
+    return "adaptive: RandomTwoChoice puts first the one of the child plan's first two hosts with fewer requests in "
+           "flight on the token's shard (chooses by in-flight counts)";
+  if (type == "Default4x")
+    return "adaptive: Default4x puts the first two replicas in order of their requests in flight (power of two "
+           "choices) and unhealthy ones (10 or more in flight, too few responses in 200 ms) last";
+  return type + " is not modelled";
 }
 
 }  // namespace
 
 std::optional<RoutingSpec> routing_spec(const Json& spec, const Topology& topo, std::string& why) {
   const std::string type = spec.value("type", "");
+  if (is_driver_policy(type)) return driver_routing_spec(spec, topo, why);
   RoutingSpec s;
   if (type == "TokenAware") {
     s.token_aware = true;
@@ -65,12 +82,13 @@ std::optional<RoutingSpec> routing_spec(const Json& spec, const Topology& topo, 
   }
   if (type == "RoundRobin" || type == "DCAwareRoundRobin" || type == "RackAwareRoundRobin")
     return child_spec(spec, topo, s, why);
-  why = type + " is adaptive (its choices depend on feedback): not modelled";
+  why = adaptive_reason(type);
   return std::nullopt;
 }
 
 Routing coordinator_routing(const TokenRing& ring, const RoutingSpec& spec, const std::vector<bool>& down,
                             bool dc_local_cl) {
+  if (spec.driver) return driver_coordinator_routing(ring, spec.driver(down), down);
   const Topology& topo = ring.topology();
   const std::size_t n = topo.size();
   // The child's plan as a sequence of host lists, each rotated from a uniform start; and distance.

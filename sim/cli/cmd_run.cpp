@@ -28,6 +28,7 @@
 #include "sim/analysis/scenario_model.hpp"
 #include "sim/cli/command.hpp"
 #include "sim/cli/interrupt.hpp"
+#include "sim/cli/physics.hpp"
 #include "sim/config/scenario.hpp"
 #include "sim/engine/simulation.hpp"
 #include "sim/fit/fit.hpp"
@@ -42,19 +43,6 @@ namespace lbsim::cli {
 namespace {
 
 namespace fs = std::filesystem;
-
-// `--physics FILE`: the --set assignments of an `lbsim fit` fragment (sim/fit/fit.hpp).
-std::vector<std::string> physics_file_sets(const std::string& file) {
-  std::ifstream in(file);
-  if (!in) throw ConfigError(file, "cannot read the --physics file");
-  nlohmann::json j;
-  try {
-    j = nlohmann::json::parse(in);
-  } catch (const nlohmann::json::parse_error& e) {
-    throw ConfigError(file, std::string("not JSON (") + e.what() + "); expected the fragment `lbsim fit --out` writes");
-  }
-  return fit::physics_sets(j, file);
-}
 
 std::vector<const PolicyEntry*> chosen_policies(const Scenario& sc, const po::variables_map& vm) {
   std::vector<const PolicyEntry*> chosen;
@@ -196,14 +184,7 @@ int run_run(const std::vector<std::string>& args) {
   const std::atomic<bool>& interrupted = install_interrupt_handler();
   std::vector<std::string> sets;
   if (vm.count("physics")) {
-    // The fragment alone first, so that a value the scenario refuses is named with its file.
-    const std::string pfile = vm["physics"].as<std::string>();
-    sets = physics_file_sets(pfile);
-    try {
-      (void)load_scenario(vm["scenario"].as<std::string>(), sets);
-    } catch (const ConfigError& e) {
-      throw ConfigError(pfile + ": " + e.path(), e.message());
-    }
+    sets = physics_sets(vm["physics"].as<std::string>(), vm["scenario"].as<std::string>());
   }
   for (const auto& a : strings_of(vm, "set")) sets.push_back(a);
   const Scenario sc = load_scenario(vm["scenario"].as<std::string>(), sets);

@@ -115,21 +115,26 @@ std::string summary_section(const Comparison& c, const std::vector<html::PolicyR
     if (p.runs.empty()) continue;
     const Json& r = *p.runs.front();
     std::vector<std::string> seeds;
-    double ops = 0, tput = 0;
+    double ops = 0, tput = 0, cpu = 0;
     for (const Json* x : p.runs) {
       seeds.push_back(text_of(*x, "/seed"));
       ops += num_of(*x, "/ops/measured");
       tput += num_of(*x, "/throughput_ops_s");
+      cpu += num_of(*x, "/client/cpu_utilization");  // a fraction in the report; a percentage here, as in the text
       if (x->contains("warnings"))
         for (const auto& w : (*x)["warnings"]) warnings.insert(p.name + ": " + (w.is_string() ? w.get<std::string>() : w.dump()));
     }
     const double n = static_cast<double>(p.runs.size());
+    // The number of seeds, each seed named: "1 (seed 5)", "3 (seeds 1, 2, 3)".
+    const std::string seed_cell = fmt::format("{} ({} {})", seeds.size(), seeds.size() == 1 ? "seed" : "seeds",
+                                              seeds.size() <= 6 ? fmt::format("{}", fmt::join(seeds, ", "))
+                                                                : seeds.front() + " … " + seeds.back());
     b += fmt::format(
         R"(<tr><td><span class="swatch" style="background:{}"></span>{}</td><td class="spec">{}</td><td>{}</td>)"
         R"(<td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>)",
-        svg::color(i), escape(p.name), escape(spec_text(r.contains("/policy/spec"_json_pointer) ? r["/policy/spec"_json_pointer] : Json())), escape(fmt::format("{}", fmt::join(seeds, ", "))),
+        svg::color(i), escape(p.name), escape(spec_text(r.contains("/policy/spec"_json_pointer) ? r["/policy/spec"_json_pointer] : Json())), escape(seed_cell),
         r.contains("nodes") ? r["nodes"].size() : 0, svg::short_number(ops / n), svg::short_number(num_of(r, "/simulated_s/window")),
-        svg::short_number(tput / n), svg::short_number(num_of(r, "/client/cpu_utilization")));
+        svg::short_number(tput / n), fmt::format("{:.1f}%", 100 * cpu / n));
   }
   b += "</tbody></table>";
   for (const auto& w : c.warnings) b += R"(<p class="warn">warning: )" + escape(w) + "</p>";

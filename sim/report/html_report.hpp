@@ -9,7 +9,10 @@
 // requests per node over scenario time (the scenario's events marked at their times; p99 on a
 // log axis beyond a 20x range; one scale for every policy's per-node chart; a note instead of a
 // chart of fewer than 3 points). Aggregates get a table of mean ± 95 % CI; each sweep gets one
-// line chart per metric against the swept parameter, one line per policy.
+// line chart per metric against the swept parameter, one line per policy (latency on a log axis
+// beyond a 20x range, as for runs; CPU fractions as percentages). The summary's seeds column is
+// the number of seeds with the seeds named ("1 (seed 5)"), its client CPU a percentage, as in the
+// text report. Tick labels take the precision their step needs, so no two read alike.
 //
 // Stable hooks for tests and styling: every chart is an <svg class="chart"> inside a
 // <figure class="chart-figure" id="fig-..."> inside a <section class="report-section" id="sec-...">:

@@ -373,16 +373,7 @@ std::string timeline_section(const std::vector<PolicyRuns>& policies) {
   }
   if (!first) return "";
   tput.markers = p99.markers = event_markers(*first);
-  // A log axis when the p99s span more than 20x: otherwise 2 ms and 4 ms policies lie flat at zero
-  // beside a 2,000 ms one.
-  double lo = std::numeric_limits<double>::infinity(), hi = 0;
-  for (const auto& s : p99.series)
-    for (double y : s.y)
-      if (y > 0) lo = std::min(lo, y), hi = std::max(hi, y);
-  if (hi > 20 * lo) {
-    p99.y_scale = svg::YScale::Log;
-    p99.y_label = "p99 latency (ms, log scale)";
-  }
+  log_axis_beyond_20x(p99);
   std::string note = seeds.empty() ? "" : " Policies with several seeds show one of them:" + seeds;
   note += fmt::format(" Time counts from the start of the scenario; the measurement window starts at {} s.",
                       svg::short_number(num_at(*first, "/simulated_s/window_start")));
@@ -441,6 +432,17 @@ std::string mean_ci(double mean, double ci) {
   if (scale == 1) return svg::short_number(mean) + " ± " + svg::short_number(ci);
   const char* unit = scale == 1e6 ? "M" : "k";
   return svg::short_number(mean) + " ± " + svg::short_number(ci / scale) + unit;
+}
+
+void log_axis_beyond_20x(svg::LineChart& c) {
+  double lo = std::numeric_limits<double>::infinity(), hi = 0;
+  for (const auto& s : c.series)
+    for (double y : s.y)
+      if (y > 0) lo = std::min(lo, y), hi = std::max(hi, y);
+  if (!(hi > 20 * lo)) return;
+  c.y_scale = svg::YScale::Log;
+  if (!c.y_label.empty() && c.y_label.back() == ')') c.y_label.insert(c.y_label.size() - 1, ", log scale");
+  else c.y_label += " (log scale)";
 }
 
 }  // namespace html

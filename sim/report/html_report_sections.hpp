@@ -6,6 +6,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "sim/report/svg.hpp"
+
 namespace lbsim::html {
 
 // One policy's run reports (replicate seeds), sorted by seed.
@@ -23,6 +25,11 @@ std::string latency_section(const std::vector<PolicyRuns>& policies);
 std::string timeline_section(const std::vector<PolicyRuns>& policies);
 // sec-sweep-<index>.
 std::string sweep_section(const nlohmann::json& sweep, std::size_t index);
+
+// Latency on a log axis when the chart's positive y values span more than 20x (runs' p99 over time,
+// sweeps' latency charts): otherwise a 2 ms line lies flat at zero under a 2,000 ms one. The y
+// label gets ", log scale" inside its closing parenthesis ("p99 latency (ms, log scale)").
+void log_axis_beyond_20x(svg::LineChart& c);
 
 // "mean ± ci" with short numbers; plain mean when ci is 0.
 std::string mean_ci(double mean, double ci);

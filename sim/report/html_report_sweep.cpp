@@ -21,8 +21,8 @@ std::string metric_label(const std::string& id) {
   static const std::map<std::string, std::string> known{
       {"throughput_ops_s", "throughput (op/s)"},
       {"errors.total", "errors (ops)"},
-      {"client.cpu_utilization", "client CPU utilization (fraction)"},
-      {"client.shared_rng_cpu_fraction", "shared RNG share of client CPU (fraction)"},
+      {"client.cpu_utilization", "client CPU utilization (%)"},
+      {"client.shared_rng_cpu_fraction", "shared RNG share of client CPU (%)"},
   };
   if (auto it = known.find(id); it != known.end()) return it->second;
   if (id.rfind("latency_ms.", 0) == 0) {
@@ -39,6 +39,12 @@ std::string metric_label(const std::string& id) {
     return rest;
   }
   return id;
+}
+
+// The factor from a metric's JSON unit to its chart's: the CPU fractions are shown as percentages,
+// as the text report prints them.
+double metric_scale(const std::string& id) {
+  return id == "client.cpu_utilization" || id == "client.shared_rng_cpu_fraction" ? 100.0 : 1.0;
 }
 
 std::string value_text(const Json& v) { return v.is_string() ? v.get<std::string>() : v.dump(); }
@@ -144,7 +150,7 @@ std::string sweep_section(const Json& sweep, std::size_t index) {
         if (!m.is_object()) continue;
         const std::string key = series_key(pt, pol);
         if (!data.count(key)) keys.push_back(key);
-        data[key].push_back({x_of(pt), m.value("mean", 0.0), m.value("ci95", 0.0)});
+        data[key].push_back({x_of(pt), metric_scale(id) * m.value("mean", 0.0), metric_scale(id) * m.value("ci95", 0.0)});
       }
     std::sort(keys.begin(), keys.end(), [&](const std::string& a, const std::string& b) {
       return std::pair(policy_rank(a), a) < std::pair(policy_rank(b), b);
@@ -176,6 +182,7 @@ std::string sweep_section(const Json& sweep, std::size_t index) {
       }
       c.series.push_back(std::move(s));
     }
+    if (id.rfind("latency_ms.", 0) == 0) log_axis_beyond_20x(c);
     body += figure(fmt::format("fig-sweep-{}-{}", index, slug), svg::render(c), "");
   }
   // p99 against throughput: each series' points joined in the order of the swept value, the curve
@@ -212,6 +219,7 @@ std::string sweep_section(const Json& sweep, std::size_t index) {
       }
       c.series.push_back(std::move(sr));
     }
+    log_axis_beyond_20x(c);
     if (!c.series.empty())
       body += figure(fmt::format("fig-sweep-{}-p99-vs-throughput", index), svg::render(c),
                      "Each point is one grid point (mean over seeds), joined in the order of " + svg::escape(xparam) + ".");

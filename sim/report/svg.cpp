@@ -5,6 +5,7 @@
 #include <cmath>
 #include <functional>
 #include <limits>
+#include <set>
 
 #include <fmt/format.h>
 
@@ -83,23 +84,59 @@ struct Tick {
   std::string label;
 };
 
+std::string trim_zeros(std::string s) {
+  if (s.find('.') != std::string::npos) {
+    while (s.back() == '0') s.pop_back();
+    if (s.back() == '.') s.pop_back();
+  }
+  return s == "-0" ? "0" : s;
+}
+
+// The decimals short_number shows for a value of magnitude a >= 0.01 (2 significant digits below).
+int short_decimals(double a) {
+  if (a >= 100) return 0;
+  if (a >= 1) return 2;
+  if (a >= 0.01) return 3;
+  return a > 0 ? 1 - static_cast<int>(std::floor(std::log10(a))) : 0;
+}
+
+// The decimals that show a tick step (the smallest gap between ticks) whole: 0.25 needs 2, 2000 none.
+int step_decimals(double step) {
+  if (!(step > 0) || !std::isfinite(step)) return 0;
+  int d = std::max(0, -static_cast<int>(std::floor(std::log10(step) + 1e-9)));
+  while (d < 12 && std::fabs(step * std::pow(10.0, d) - std::round(step * std::pow(10.0, d))) > 1e-6 * step * std::pow(10.0, d)) ++d;
+  return d;
+}
+
 // Labels of one axis's ticks in one unit: the largest tick picks k, M or G for all of them, so an
-// axis never shows "5000" next to "10k".
+// axis never shows "5000" next to "10k". The precision follows the step between ticks, so that
+// close ticks keep distinct labels (20.016k, 20.018k, not 20.02k twice).
 std::vector<std::string> axis_labels(const std::vector<double>& ticks) {
   double top = 0;
   for (double t : ticks) top = std::max(top, std::fabs(t));
   const double scale = top >= 1e9 ? 1e9 : top >= 1e6 ? 1e6 : top >= 1e4 ? 1e3 : 1;
   const char* unit = scale == 1e9 ? "G" : scale == 1e6 ? "M" : scale == 1e3 ? "k" : "";
+  std::vector<double> sorted(ticks);
+  std::sort(sorted.begin(), sorted.end());
+  double step = 0;
+  for (std::size_t i = 1; i < sorted.size(); ++i)
+    if (const double g = sorted[i] - sorted[i - 1]; g > 1e-12 * std::max(1.0, top) && (step == 0 || g < step)) step = g;
+  int d = step_decimals(step / scale);
   std::vector<std::string> out;
-  for (double t : ticks) {
-    if (scale == 1) {
-      out.push_back(short_number(t));
-      continue;
+  for (int extra = 0; extra < 12; ++extra, ++d) {
+    out.clear();
+    for (double t : ticks) {
+      if (std::fabs(t) < 1e-12 * std::max(1.0, top)) {
+        out.push_back("0");
+      } else if (scale == 1) {
+        out.push_back(d > short_decimals(std::fabs(t)) ? trim_zeros(fmt::format("{:.{}f}", t, d)) : short_number(t));
+      } else {
+        out.push_back(trim_zeros(fmt::format("{:.{}f}", t / scale, std::max(2, d))) + unit);
+      }
     }
-    std::string s = fmt::format("{:.2f}", t / scale);
-    while (s.back() == '0') s.pop_back();
-    if (s.back() == '.') s.pop_back();
-    out.push_back(s == "-0" || s == "0" ? "0" : s + unit);
+    std::set<std::string> distinct(out.begin(), out.end());
+    std::set<double> values(ticks.begin(), ticks.end());
+    if (distinct.size() == values.size()) break;
   }
   return out;
 }
@@ -319,7 +356,12 @@ std::string render(const LineChart& c) {
     ticks.push_back({x_transform(XScale::Percentile, 50), "50%"});
     for (int k = 1; k <= static_cast<int>(xhi); ++k) ticks.push_back({double(k), percent_label(100.0 - 100.0 / std::pow(10.0, k))});
   } else if (c.x_ticks_at_data) {
-    for (double x : xs) ticks.push_back({x_transform(c.x_scale, x), short_number(x)});
+    // Each data value's own short label, unless two of them read alike: then one unit and enough
+    // decimals for all of them (axis_labels).
+    std::vector<std::string> labels;
+    for (double x : xs) labels.push_back(short_number(x));
+    if (std::set<std::string>(labels.begin(), labels.end()).size() < labels.size()) labels = axis_labels(xs);
+    for (std::size_t i = 0; i < xs.size(); ++i) ticks.push_back({x_transform(c.x_scale, xs[i]), labels[i]});
     const double pad = std::max((xhi - xlo) * 0.04, 0.05);
     xlo -= pad;
     xhi += pad;
