@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 
 #include "sim/cli/command.hpp"
+#include "sim/config/scenario.hpp"
 #include "sim/core/error.hpp"
 
 namespace lbsim::cli {
@@ -86,6 +87,9 @@ bool parse_options(const std::string& command, const std::string& usage, const s
       return false;
     }
     po::notify(vm);
+    // Every command's --set (a patch, or a sweep's axis) writes its own path.
+    if (const auto it = vm.find("set"); it != vm.end() && it->second.value().type() == typeid(std::vector<std::string>))
+      check_set_paths(it->second.as<std::vector<std::string>>());
   } catch (const po::unknown_option& e) {
     // The valid options, so a misspelling is fixed at once (`lbsim COMMAND --help` has the details).
     const std::string operand = positional.max_total_count() > 0 ? positional.name_for_position(0) : "";
