@@ -32,7 +32,7 @@ constexpr const char* kConventions =
     "  --resume         run, sweep: keep the finished reports found in the output folder, run the rest\n"
     "  --set PATH=V     patch the scenario or topology file before validation (V is JSON or a bare\n"
     "                   string; PATH=null removes the key); repeatable; client.threads replaces an open\n"
-    "                   loop, client.rate_ops_s a closed one\n"
+    "                   loop, client.rate_ops_s a closed one; each --set writes its own path\n"
     "  --json           print JSON instead of text\n"
     "  -j, --jobs N     simulations run in parallel (results do not depend on it)\n"
     "  old spellings (report --output, report/compare --force for --mix-scenarios) still work, with a\n"
