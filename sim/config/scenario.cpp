@@ -367,6 +367,9 @@ Scenario scenario_from_json(Json doc, const std::string& file, const std::string
     Object po(pols[i], ip, {"name", "policy"});
     PolicyEntry e;
     e.name = po.str("name");
+    if (e.name.size() > kMaxNameChars)  // it names the report file (NAME.json and its temporary)
+      jsonin::fail(po.path_of("name"), fmt::format("must be 1 to {} characters (it names the report file), got {}",
+                                                   kMaxNameChars, e.name.size()));
     if (e.name.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-") != std::string::npos ||
         e.name[0] == '.')
       jsonin::fail(po.path_of("name"), "'" + e.name + "' must use only letters, digits, '.', '_' and '-' (it names the "
