@@ -189,5 +189,28 @@ TEST_F(VerdictWarnings, RunWithoutASuccessfulOperationExitsOne) {
   EXPECT_TRUE(fs::exists(dir_ / "sweep" / "sweep.json"));
 }
 
+// Issue 44: a change at or after a timed run's end does nothing; a shorter run may cut a scenario
+// before its change on purpose (tablet_streaming_test measures before a join so), so it is a
+// warning on stderr, once for all such changes, and the run goes on (exit 0).
+TEST_F(VerdictWarnings, AChangeAfterTheRunsEndIsWarnedAboutOnce) {
+  const std::string scenario = R"({"name": "late",
+    "cluster": {"datacenters": [{"name": "dc1", "racks": 2, "nodes": 4}], "num_tokens": 4, "shards": 1},
+    "keyspace": {"class": "NetworkTopologyStrategy", "rf": {"dc1": 2}},
+    "client": {"dc": "dc1", "threads": 2},
+    "workload": {"duration_s": 0.5, "warmup_s": 0.5},
+    "changes": {"events": [{"at_s": 0.2, "action": "add_node", "nodes": [{"dc": "dc1", "rack": "r2"}]},
+                           {"at_s": 1000000, "action": "add_node", "nodes": [{"dc": "dc1", "rack": "r1"}]},
+                           {"at_s": 1, "action": "decommission", "node": "n3"}], "streaming_s": 0.1},
+    "policies": [{"name": "rr", "policy": {"type": "RoundRobin"}}]})";
+  const std::string err = run(scenario, 0);
+  const std::string warning = "lbsim run: warning: /changes/events/1/at_s: 1e+06 s is not before the run's end, 1 s "
+                              "(workload.warmup_s + duration_s): this change and 1 more does nothing in this run";
+  EXPECT_TRUE(has(err, warning)) << err;
+  EXPECT_EQ(err.find("/changes/events/", err.find(warning) + warning.size()), std::string::npos) << err;
+  // Before the end: no warning.
+  const std::string early = run(scenario, 0, "--set changes.events.1.at_s=0.9 --set changes.events.2.at_s=0.95");
+  EXPECT_FALSE(has(early, "/changes/events/")) << early;
+}
+
 }  // namespace
 }  // namespace lbsim

@@ -280,5 +280,82 @@ TEST(ScenarioValidation, ShippedScenariosAreValid) {
   }
 }
 
+// Issue 44.7: a fault needs a member throughout its time: from the node's add_node on, ending at
+// the latest when its decommission or remove_node starts (the bounds themselves are inside).
+TEST(ScenarioValidation, FaultsFallWhileTheirNodeIsAMember) {
+  Json d = testing::cluster_doc();
+  d["workload"] = Json::parse(R"({"duration_s": 10})");
+  d["changes"] = Json::parse(R"({"events": [{"at_s": 2, "action": "add_node", "nodes": [{"dc": "dc1", "rack": "r1", "id": "x"}]},
+                                             {"at_s": 6, "action": "remove_node", "node": "n3"}], "streaming_s": 0.5})");
+  auto with_fault = [&](const std::string& fault) {
+    Json doc = d;
+    doc["faults"] = Json::parse(R"({"events": [)" + fault + "]}");
+    return doc;
+  };
+  // Inside: at the join time; a slow fault that ends as the node leaves; a down that lasts into the removal.
+  EXPECT_NO_THROW(testing::build(with_fault(R"({"at_s": 2, "node": "x", "kind": "kill"})")));
+  EXPECT_NO_THROW(testing::build(with_fault(R"({"at_s": 4, "node": "n3", "kind": "slow", "duration_s": 2, "factor": 3})")));
+  EXPECT_NO_THROW(testing::build(with_fault(R"({"at_s": 5, "node": "n3", "kind": "down"})")));
+  auto message = [&](const std::string& fault) -> std::string {
+    try {
+      (void)testing::build(with_fault(fault));
+    } catch (const ConfigError& e) {
+      return e.what();
+    }
+    return "accepted";
+  };
+  EXPECT_EQ(message(R"({"at_s": 1.5, "node": "x", "kind": "kill"})"),
+            "/faults/events/0/at_s: node 'x' has not joined at 1.5 s: it is a member from 2 s on (changes.events: "
+            "add_node at 2 s); a fault must start and end while its node is a member");
+  EXPECT_EQ(message(R"({"at_s": 6, "node": "n3", "kind": "restart"})"),
+            "/faults/events/0/at_s: node 'n3' has left at 6 s: it is a member from 0 s to 6 s (changes.events: "
+            "remove_node at 6 s); a fault must start and end while its node is a member");
+  EXPECT_EQ(message(R"({"at_s": 5, "node": "n3", "kind": "down", "duration_s": 1.5})"),
+            "/faults/events/0/duration_s: the fault on node 'n3' lasts until 6.5 s, after it leaves: it is a member "
+            "from 0 s to 6 s (changes.events: remove_node at 6 s); a fault must start and end while its node is a "
+            "member");
+  EXPECT_EQ(message(R"({"at_s": 7, "node": "n3", "kind": "up"})").substr(0, 42), "/faults/events/0/at_s: node 'n3' has left a");
+}
+
+// Issue 44.6: a dc_pairs entry names two different DCs, each pair once; distinct pairs are kept.
+TEST(ScenarioValidation, DcPairsNameTwoDatacentersOnce) {
+  Json d = two_dcs();
+  d["network"] = Json::parse(R"({"dc_pairs": [{"dcs": ["dc2", "dc1"], "latency": 900}]})");
+  const Scenario sc = testing::build(d);
+  ASSERT_EQ(sc.network.dc_pairs.size(), 1u);
+  EXPECT_EQ(sc.network.dc_pairs[0].from, 1u);
+  EXPECT_EQ(sc.network.dc_pairs[0].to, 0u);
+  d["network"]["dc_pairs"].push_back(Json::parse(R"({"dcs": ["dc1", "dc2"], "latency": 100})"));
+  EXPECT_THROW(testing::build(d), ConfigError);
+  d["network"]["dc_pairs"] = Json::parse(R"([{"dcs": ["dc2", "dc2"], "latency": 100}])");
+  EXPECT_THROW(testing::build(d), ConfigError);
+}
+
+// Issue 44: two --set on one path would silently keep the last; a later --set inside an earlier
+// one's object patches it and is allowed.
+TEST(ScenarioValidation, SetPathsAreGivenOnce) {
+  EXPECT_NO_THROW(check_set_paths({"client={\"threads\": 3}", "client.threads=4", "client.dc=dc1"}));
+  EXPECT_NO_THROW(check_set_paths({"client.threads=4", "client.think=10", "/clientx/threads=1"}));
+  EXPECT_THROW(check_set_paths({"client.threads=4", "/client/threads=8"}), ConfigError);
+  EXPECT_THROW(check_set_paths({"client.threads=4", "client=null"}), ConfigError);
+  EXPECT_THROW(check_set_paths({"client.threads=1,2", "workload.ops=5", "client.threads=8,16"}), ConfigError);
+}
+
+// Issue 44: the numbers of speculative_retry are the servers' "[0-9.]+" (std::stod read "0x10ms"
+// as 16 ms and " 10ms" as 10 ms).
+TEST(ScenarioValidation, SpeculativeRetryNumbersAreDecimal) {
+  Json d = testing::cluster_doc();
+  d["cluster"]["speculative_retry"] = "12.5ms";
+  EXPECT_EQ(testing::build(d).nodes.speculative_retry.fixed, from_ms(12.5));
+  d["cluster"]["speculative_retry"] = ".5ms";
+  EXPECT_EQ(testing::build(d).nodes.speculative_retry.fixed, from_ms(0.5));
+  d["cluster"]["speculative_retry"] = "99.0PERCENTILE";
+  EXPECT_DOUBLE_EQ(testing::build(d).nodes.speculative_retry.percentile, 99.0);
+  for (const char* bad : {"0x10ms", "1e1ms", " 10ms", "+99p", "9.9.9p", ".ms", "infms", "nanp", "10 ms"}) {
+    d["cluster"]["speculative_retry"] = bad;
+    EXPECT_THROW(testing::build(d), ConfigError) << bad;
+  }
+}
+
 }  // namespace
 }  // namespace lbsim

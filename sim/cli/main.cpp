@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 
 #include "sim/cli/command.hpp"
+#include "sim/config/scenario.hpp"
 #include "sim/core/error.hpp"
 
 namespace lbsim::cli {
@@ -31,7 +32,7 @@ constexpr const char* kConventions =
     "  --resume         run, sweep: keep the finished reports found in the output folder, run the rest\n"
     "  --set PATH=V     patch the scenario or topology file before validation (V is JSON or a bare\n"
     "                   string; PATH=null removes the key); repeatable; client.threads replaces an open\n"
-    "                   loop, client.rate_ops_s a closed one\n"
+    "                   loop, client.rate_ops_s a closed one; each --set writes its own path\n"
     "  --json           print JSON instead of text\n"
     "  -j, --jobs N     simulations run in parallel (results do not depend on it)\n"
     "  old spellings (report --output, report/compare --force for --mix-scenarios) still work, with a\n"
@@ -86,6 +87,9 @@ bool parse_options(const std::string& command, const std::string& usage, const s
       return false;
     }
     po::notify(vm);
+    // Every command's --set (a patch, or a sweep's axis) writes its own path.
+    if (const auto it = vm.find("set"); it != vm.end() && it->second.value().type() == typeid(std::vector<std::string>))
+      check_set_paths(it->second.as<std::vector<std::string>>());
   } catch (const po::unknown_option& e) {
     // The valid options, so a misspelling is fixed at once (`lbsim COMMAND --help` has the details).
     const std::string operand = positional.max_total_count() > 0 ? positional.name_for_position(0) : "";

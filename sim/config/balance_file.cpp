@@ -4,6 +4,8 @@
 #include <map>
 #include <set>
 
+#include <fmt/format.h>
+
 #include "sim/core/json_reader.hpp"
 
 namespace lbsim {
@@ -81,8 +83,15 @@ BalanceFile parse_balance_file(const Json& doc, const std::string& stem) {
     if (!ids.emplace(id, static_cast<NodeId>(i)).second) jsonin::fail(n.path_of("id"), "duplicate node id '" + id + "'");
     specs.push_back({id, n.str("dc", "dc1"), n.str("rack", "rack1"), {static_cast<Token>(i)}});
     s.shards.push_back(static_cast<std::uint32_t>(n.integer("shards", 1, 1024)));
+    // A given capacity holds at least one byte: 0 would make the node count as full (or, with
+    // every node at 0, as no capacity at all).
     const double cap = n.number("capacity_gib", 0, 1e9, 0);
-    if (cap > 0) ++with_capacity;
+    if (n.has("capacity_gib") && cap * 1073741824.0 < 1)
+      jsonin::fail(n.path_of("capacity_gib"), fmt::format("must be in (0, 1000000000] GiB (the node's storage; at "
+                                                          "least one byte), got {:g}; to size nodes by their shards, "
+                                                          "give capacity_gib for none",
+                                                          cap));
+    if (n.has("capacity_gib")) ++with_capacity;
     s.capacity.push_back(static_cast<std::uint64_t>(cap * 1073741824.0));
     s.initial.push_back(n.boolean("member", true));
   }

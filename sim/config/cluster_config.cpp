@@ -2,6 +2,7 @@
 
 #include <filesystem>
 #include <algorithm>
+#include <map>
 #include <set>
 
 #include <boost/sort/pdqsort/pdqsort.hpp>
@@ -90,7 +91,8 @@ ClusterTopologySpec parse_cluster_topology(const Json& cluster, const std::strin
                                            const Json& keyspace, const std::string& keyspace_path,
                                            const std::string& scenario_dir, const Rng& root,
                                            const std::vector<std::string>& extra_keys,
-                                           std::vector<NodeSpec> joining) {
+                                           std::vector<NodeSpec> joining,
+                                           const std::vector<std::string>& joining_paths) {
   std::vector<std::string> allowed = cluster_topology_keys();
   allowed.insert(allowed.end(), extra_keys.begin(), extra_keys.end());
   Object o(cluster, cluster_path, allowed);
@@ -151,9 +153,22 @@ ClusterTopologySpec parse_cluster_topology(const Json& cluster, const std::strin
   // Nodes that join later (changes.events add_node): appended, numbered after the others; they
   // draw their tokens as the initial nodes do (random: the same per-node stream), and from a
   // separate stream when the initial nodes use even or explicit tokens.
+  // A joining node's id clashing with another's is its add_node's error (`joining_paths`).
   spec.initial_nodes = nodes.size();
-  for (auto& j : joining) {
-    if (j.id.empty()) j.id = fmt::format("n{}", nodes.size() + 1);
+  std::map<std::string, std::string> ids;  // id -> where it is given ("" for the cluster's)
+  for (const auto& n : nodes) ids.emplace(n.id, "");
+  for (std::size_t q = 0; q < joining.size(); ++q) {
+    NodeSpec& j = joining[q];
+    const bool generated = j.id.empty();
+    if (generated) j.id = fmt::format("n{}", nodes.size() + 1);
+    const std::string where = q < joining_paths.size() ? joining_paths[q] : "";
+    if (auto [it, fresh] = ids.emplace(j.id, where); !fresh && !where.empty()) {
+      const std::string also = it->second.empty() ? "a node of \"cluster\"" : it->second;
+      if (generated)
+        jsonin::fail(where, fmt::format("this joining node's default id '{}' is taken ({}); give it an \"id\"", j.id, also));
+      jsonin::fail(jsonin::key_path(where, "id"),
+                   fmt::format("duplicate node id '{}' (also {}); a joining node needs a new id", j.id, also));
+    }
     nodes.push_back(std::move(j));
   }
   const auto total = static_cast<std::int64_t>(nodes.size()) * static_cast<std::int64_t>(num_tokens);

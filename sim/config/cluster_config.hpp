@@ -43,7 +43,8 @@ ClusterTopologySpec parse_cluster_topology(const jsonin::Json& cluster, const st
                                            const jsonin::Json& keyspace, const std::string& keyspace_path,
                                            const std::string& scenario_dir, const Rng& root,
                                            const std::vector<std::string>& extra_keys,
-                                           std::vector<NodeSpec> joining = {});
+                                           std::vector<NodeSpec> joining = {},
+                                           const std::vector<std::string>& joining_paths = {});
 
 // The tablet map of a new table in a tablet keyspace (sim/cluster/tablets.hpp): the count from
 // the shards of the first `initial_nodes` nodes per DC and the keyspace's options, placed on those

@@ -24,6 +24,7 @@ namespace {
 constexpr std::size_t kMaxDcs = 16;  // the coordinator model's per-DC arrays
 constexpr std::size_t kMaxReplicas = 64;
 constexpr std::size_t kMaxNodes = 46340;  // node x node latency table within 2^31 bytes
+constexpr std::size_t kMaxNameChars = 128;  // a scenario's name, in a folder name of at most 255 bytes
 
 std::string fnv_hex(const std::string& s) {
   return fmt::format("{:016x}", stream_hash(s));
@@ -165,6 +166,10 @@ Scenario scenario_from_json(Json doc, const std::string& file, const std::string
   Object o(doc, "", {"name", "description", "seed", "cluster", "keyspace", "network", "client", "clients", "workload",
                      "timeouts", "retry", "speculative", "faults", "changes", "report", "policies", "reproduces"});
   sc.name = o.str("name");
+  // It names the results folder, which gets suffixes (".latest", ".2"): within a file name's 255 bytes.
+  if (sc.name.empty() || sc.name.size() > kMaxNameChars)
+    jsonin::fail("/name", fmt::format("must be 1 to {} characters (it names the results folder), got {}", kMaxNameChars,
+                                      sc.name.size()));
   if (sc.name.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-") != std::string::npos ||
       sc.name[0] == '.')
     jsonin::fail("/name", "'" + sc.name + "' must use only letters, digits, '.', '_' and '-' (it names the results folder)");
@@ -175,8 +180,10 @@ Scenario scenario_from_json(Json doc, const std::string& file, const std::string
   const Json null;
   const Json* ks = o.find("keyspace");
   const Json* changes = o.find("changes");
+  std::vector<std::string> joining_paths;
+  std::vector<NodeSpec> joining = parse_joining_nodes(changes, "/changes", &joining_paths);
   sc.cluster = parse_cluster_topology(o.at("cluster"), "/cluster", ks ? *ks : null, "/keyspace", dir, Rng(sc.seed),
-                                      node_model_keys(), parse_joining_nodes(changes, "/changes"));
+                                      node_model_keys(), std::move(joining), joining_paths);
   sc.warnings = sc.cluster.warnings;
   // The engine keeps a node x node table of network latency classes (1 byte each): refuse, with
   // an estimate, clusters whose table would not fit instead of dying of out-of-memory.
@@ -248,7 +255,7 @@ Scenario scenario_from_json(Json doc, const std::string& file, const std::string
   sc.timeouts = parse_timeouts(o.find("timeouts"), "/timeouts");
   sc.retry = parse_retry(o.find("retry"), "/retry");
   sc.speculative = parse_speculative(o.find("speculative"), "/speculative");
-  sc.faults = parse_faults(o.find("faults"), "/faults", topo, sc.nodes);
+  sc.faults = parse_faults(o.find("faults"), "/faults", topo, sc.nodes, sc.changes);
   if (const Json* r = o.find("report")) {
     Object ro(*r, "/report", {"timeline_interval_s"});
     if (ro.has("timeline_interval_s"))
@@ -273,6 +280,9 @@ Scenario scenario_from_json(Json doc, const std::string& file, const std::string
     if (w.trace) jsonin::fail("/cluster/cache", "is not modelled with a trace (workload.trace); use workload.keys");
   }
   if (w.trace) {
+    // Before the client checks below, which would name "/client" in a file that has "clients".
+    if (!sc.loaders.empty())
+      jsonin::fail("/clients", "a trace replays one client's operations: use one \"client\" with a trace");
     if (w.trace_open_loop && sc.client.mode == LoadMode::Open)
       jsonin::fail("/client/rate_ops_s", "an open-loop trace replays its own arrival times; remove rate_ops_s or use "
                                          "trace mode \"closed\"");
@@ -297,7 +307,6 @@ Scenario scenario_from_json(Json doc, const std::string& file, const std::string
     if (sc.tablet_map)
       jsonin::fail("/clients", "several loaders on a tablet keyspace are not modelled (each loader would need its own "
                                "tablet cache); use one \"client\"");
-    if (w.trace) jsonin::fail("/clients", "a trace replays one client's operations: use one \"client\" with a trace");
     // Both keep per-client state that lbsim holds once (sim_detect.cpp's connection clocks, the
     // percentile tracker): with several loaders each process would need its own.
     if (sc.faults.detection == DetectionMode::Driver)
@@ -320,6 +329,31 @@ Scenario scenario_from_json(Json doc, const std::string& file, const std::string
                    "the rate gives no operation in the measured duration");
   }
   sc.client = first_client;
+  // A topology change at or after a timed run's end does nothing in it (with `ops` the end is not
+  // known). Legitimate when a shorter run cuts a longer scenario before its change (measuring the
+  // state before a join): a warning, once, naming the first such change.
+  if (w.duration > 0 && changes && changes->is_object() && changes->contains("events")) {
+    const SimTime end = w.warmup + w.duration;
+    const Json& ev = (*changes)["events"];
+    std::size_t late = 0, first = 0;
+    for (std::size_t i = 0; i < ev.size(); ++i)
+      if (from_ms(ev[i]["at_s"].get<double>() * 1e3) >= end && late++ == 0) first = i;
+    if (late > 0)
+      sc.warnings.push_back(fmt::format("/changes/events/{}/at_s: {:g} s is not before the run's end, {:g} s "
+                                        "(workload.warmup_s + duration_s): {} does nothing in this run",
+                                        first, ev[first]["at_s"].get<double>(), to_sec(end),
+                                        late == 1 ? std::string("this change")
+                                                  : fmt::format("this change and {} more", late - 1)));
+  }
+  // The engine speculates for every read level but EACH_QUORUM (sim_server.cpp), where the option
+  // would be silently ignored (configs/README.md, cluster.speculative_retry).
+  const bool each_quorum_reads =
+      w.trace ? w.trace->first_cl[0][static_cast<std::size_t>(ConsistencyLevel::EachQuorum)] != 0
+              : w.read_fraction > 0 && w.read_cl == ConsistencyLevel::EachQuorum;
+  if (sc.nodes.speculative_retry.mode != SpecRetryMode::None && each_quorum_reads)
+    jsonin::fail("/cluster/speculative_retry",
+                 fmt::format("'{}' is not modelled with EACH_QUORUM reads ({}); valid with them: NONE, NEVER",
+                             sc.nodes.speculative_retry.option, w.trace ? w.trace_file : "workload.consistency.read"));
 
   // Policies: unique file-safe names, specs that the registry accepts, existing local DCs.
   const std::string pp = "/policies";
@@ -333,6 +367,9 @@ Scenario scenario_from_json(Json doc, const std::string& file, const std::string
     Object po(pols[i], ip, {"name", "policy"});
     PolicyEntry e;
     e.name = po.str("name");
+    if (e.name.size() > kMaxNameChars)  // it names the report file (NAME.json and its temporary)
+      jsonin::fail(po.path_of("name"), fmt::format("must be 1 to {} characters (it names the report file), got {}",
+                                                   kMaxNameChars, e.name.size()));
     if (e.name.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-") != std::string::npos ||
         e.name[0] == '.')
       jsonin::fail(po.path_of("name"), "'" + e.name + "' must use only letters, digits, '.', '_' and '-' (it names the "
@@ -466,6 +503,18 @@ std::string set_pointer(const std::string& assignment) {
   return out;
 }
 }  // namespace
+
+void check_set_paths(const std::vector<std::string>& sets) {
+  for (std::size_t i = 0; i < sets.size(); ++i)
+    for (std::size_t k = 0; k < i; ++k) {
+      const std::string a = set_pointer(sets[k]), b = set_pointer(sets[i]);
+      if (a == b || a.rfind(b + "/", 0) == 0)
+        throw ConfigError("--set " + sets[i],
+                          fmt::format("writes {}, {} --set {} writes: the earlier value would be dropped; give each "
+                                      "path once (a sweep's values are one --set PATH=V1,V2,...)",
+                                      b, a == b ? "which" : "the object holding what", sets[k]));
+    }
+}
 
 ConfigError blame_set(const ConfigError& e, const std::vector<std::string>& sets, const std::string& file) {
   if (e.path().empty() || e.path()[0] != '/') return e;  // already names a file

@@ -117,6 +117,12 @@ void apply_set(jsonin::Json& doc, const std::string& assignment);
 // assignment wrote itself are kept (validation then names the conflict); PATH=null picks no loop.
 void apply_sets(jsonin::Json& doc, const std::vector<std::string>& sets);
 
+// The command line's --set options write distinct paths: a ConfigError when one writes the path of an
+// earlier one ("client.threads" and "/client/threads" are one path) or an object holding it, which
+// would silently drop the earlier value (a sweep's values are one --set PATH=V1,V2,...). A path
+// inside an earlier one's ("--set client={...} --set client.threads=8") patches it and is kept.
+void check_set_paths(const std::vector<std::string>& sets);
+
 // A ConfigError of a document patched by `sets` (apply_set) and read from `file`: an error inside
 // what a --set wrote is blamed on that --set ("--set PATH=V: /path: ..."), one at another JSON path
 // on the file ("FILE:/path: ..."); an error that already names a file is returned as it is.

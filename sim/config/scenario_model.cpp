@@ -1,7 +1,8 @@
-// Scenario sections of the cluster model: distributions, node model, network, timeouts, retry,
-// speculative execution, faults.
+// Scenario sections of the cluster model: distributions, node model, timeouts, retry, speculative
+// execution, faults (the network and node membership: scenario_layout.cpp).
 #include <algorithm>
 #include <cctype>
+#include <charconv>
 #include <cmath>
 #include <stdexcept>
 #include <string>
@@ -87,16 +88,16 @@ static SpecRetrySpec parse_speculative_retry(const Json& j, const std::string& p
                        "'<p>PERCENTILE' or '<p>p' (0 < p < 100)");
   };
   auto number = [&](std::size_t len) {
+    // Decimal digits with at most one point, as the servers' patterns take them (apache/cassandra
+    // FixedSpeculativeRetryPolicy and PercentileSpeculativeRetryPolicy: "[0-9.]+"): no sign, hex,
+    // exponent, space, inf or nan, which std::stod would read ("0x10ms" as 16 ms).
     const std::string num = v.substr(0, v.size() - len);
-    if (num.empty()) bad();
-    std::size_t used = 0;
-    double x = 0;
-    try {
-      x = std::stod(num, &used);
-    } catch (const std::exception&) {
+    if (num.empty() || num.find_first_not_of("0123456789.") != std::string::npos ||
+        num.find_first_of("0123456789") == std::string::npos || std::count(num.begin(), num.end(), '.') > 1)
       bad();
-    }
-    if (used != num.size() || !std::isfinite(x)) bad();
+    double x = 0;
+    const auto [p, ec] = std::from_chars(num.data(), num.data() + num.size(), x);
+    if (ec != std::errc() || p != num.data() + num.size() || !std::isfinite(x)) bad();
     return x;
   };
   auto ends = [&](std::string_view suffix) { return v.size() >= suffix.size() && v.ends_with(suffix); };
@@ -259,36 +260,6 @@ NodeModelSpec parse_node_model(const Json& cluster, const std::string& path, con
   return s;
 }
 
-NetworkSpec parse_network(const Json* j, const std::string& path, const Topology& topo) {
-  NetworkSpec s;
-  if (!j) return s;
-  Object o(*j, path, {"same_rack", "same_dc", "cross_dc", "dc_pairs"});
-  if (const Json* d = o.find("same_rack")) s.same_rack = parse_dist(*d, o.path_of("same_rack"));
-  if (const Json* d = o.find("same_dc")) s.same_dc = parse_dist(*d, o.path_of("same_dc"));
-  if (const Json* d = o.find("cross_dc")) s.cross_dc = parse_dist(*d, o.path_of("cross_dc"));
-  if (const Json* pairs = o.find("dc_pairs")) {
-    const std::string pp = o.path_of("dc_pairs");
-    jsonin::as_array(*pairs, pp, true);
-    if (pairs->size() > 200) jsonin::fail(pp, "at most 200 DC pairs");
-    for (std::size_t i = 0; i < pairs->size(); ++i) {
-      Object po((*pairs)[i], jsonin::index_path(pp, i), {"dcs", "latency"});
-      const std::string dp = po.path_of("dcs");
-      const Json& dcs = jsonin::as_array(po.at("dcs"), dp);
-      if (dcs.size() != 2) jsonin::fail(dp, "expected two DC names");
-      NetworkSpec::Pair p;
-      for (std::size_t k = 0; k < 2; ++k) {
-        const std::string name = jsonin::as_string(dcs[k], jsonin::index_path(dp, k));
-        const auto d = topo.dc_index(name);
-        if (!d) jsonin::fail(jsonin::index_path(dp, k), "unknown datacenter '" + name + "'; valid: " + jsonin::join(topo.dcs));
-        (k == 0 ? p.from : p.to) = *d;
-      }
-      p.latency = parse_dist(po.at("latency"), po.path_of("latency"));
-      s.dc_pairs.push_back(std::move(p));
-    }
-  }
-  return s;
-}
-
 TimeoutSpec parse_timeouts(const Json* j, const std::string& path) {
   TimeoutSpec s;
   if (!j) return s;
@@ -366,7 +337,8 @@ SpeculativeSpec parse_speculative(const Json* j, const std::string& path) {
   return s;
 }
 
-FaultSpec parse_faults(const Json* j, const std::string& path, const Topology& topo, const NodeModelSpec& nodes) {
+FaultSpec parse_faults(const Json* j, const std::string& path, const Topology& topo, const NodeModelSpec& nodes,
+                       const ChangeSpec& changes) {
   FaultSpec s;
   if (!j) return s;
   Object o(*j, path, {"driver_detection_ms", "server_detection_ms", "driver_detection", "heartbeat", "events"});
@@ -439,6 +411,13 @@ FaultSpec parse_faults(const Json* j, const std::string& path, const Topology& t
                                             "no server is a fixed shard)");
         f.shard = static_cast<std::int32_t>(fo.integer("shard", 0, static_cast<std::int64_t>(nodes.shards) - 1));
       }
+      // Only a member can fail: not before its add_node, nor at or after its decommission or
+      // remove_node (a restart would bring a removed node back as a coordinator).
+      bool at_end = false;
+      const bool lasts = f.kind != FaultKind::Up && f.duration > 0;
+      if (const std::string why = membership_problem(f.node, f.at, lasts ? f.at + f.duration : f.at, topo, changes, at_end);
+          !why.empty())
+        jsonin::fail(fo.path_of(at_end ? "duration_s" : "at_s"), why);
       s.events.push_back(f);
     }
     std::stable_sort(s.events.begin(), s.events.end(), [](const FaultEvent& a, const FaultEvent& b) { return a.at < b.at; });
@@ -457,7 +436,7 @@ const std::vector<std::string>& change_event_keys() {
 }
 }  // namespace
 
-std::vector<NodeSpec> parse_joining_nodes(const Json* j, const std::string& path) {
+std::vector<NodeSpec> parse_joining_nodes(const Json* j, const std::string& path, std::vector<std::string>* paths) {
   std::vector<NodeSpec> out;
   if (!j) return out;
   Object o(*j, path, {"events", "migration", "streaming_s"});
@@ -478,6 +457,7 @@ std::vector<NodeSpec> parse_joining_nodes(const Json* j, const std::string& path
       n.dc = no.str("dc");
       n.rack = no.str("rack");
       out.push_back(std::move(n));
+      if (paths) paths->push_back(jsonin::index_path(np, k));
     }
   }
   return out;

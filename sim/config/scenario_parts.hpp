@@ -39,10 +39,17 @@ NetworkSpec parse_network(const Json* j, const std::string& path, const Topology
 TimeoutSpec parse_timeouts(const Json* j, const std::string& path);
 RetrySpec parse_retry(const Json* j, const std::string& path);
 SpeculativeSpec parse_speculative(const Json* j, const std::string& path);
-FaultSpec parse_faults(const Json* j, const std::string& path, const Topology& topo, const NodeModelSpec& nodes);
+FaultSpec parse_faults(const Json* j, const std::string& path, const Topology& topo, const NodeModelSpec& nodes,
+                       const ChangeSpec& changes);
+// Why node n is not a member of the cluster throughout [from, to] (it joins at its add_node, leaves
+// at its decommission or remove_node: `changes`), or "" when it is; `at_end`: only `to` is outside.
+std::string membership_problem(NodeId n, SimTime from, SimTime to, const Topology& topo, const ChangeSpec& changes,
+                               bool& at_end);
 // "changes": the nodes that add_node events bring (read before the topology is built, so their
 // tokens are allocated with the others), then the events themselves against the full topology.
-std::vector<NodeSpec> parse_joining_nodes(const Json* j, const std::string& path);
+// `paths`, when given, gets each joining node's JSON path.
+std::vector<NodeSpec> parse_joining_nodes(const Json* j, const std::string& path,
+                                          std::vector<std::string>* paths = nullptr);
 ChangeSpec parse_changes(const Json* j, const std::string& path, const Topology& topo, std::size_t initial_nodes,
                          const Replication& repl);
 

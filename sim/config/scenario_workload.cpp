@@ -162,6 +162,7 @@ WorkloadSpec parse_workload(const Json& j, const std::string& path, const std::s
   }
   if (const Json* k = o.find("keys")) {
     Object ko(*k, o.path_of("keys"), {"count", "distribution", "stdvrng", "s", "mean_fraction", "hot_keys", "hot_ops"});
+    // At most 10^15: key_dist.cpp draws ids in doubles, exact below 2^53 (about 9.0e15).
     s.keys.count = static_cast<std::uint64_t>(ko.integer("count", 1, 1'000'000'000'000'000, static_cast<std::int64_t>(s.keys.count)));
     s.keys.kind = ko.choice<KeyDistKind>("distribution",
                                          {{"uniform", KeyDistKind::Uniform}, {"gaussian", KeyDistKind::Gaussian},

@@ -4,6 +4,7 @@
 #include <cctype>
 #include <charconv>
 #include <cmath>
+#include <limits>
 #include <map>
 #include <set>
 #include <sstream>
@@ -33,6 +34,8 @@ std::int64_t integer(const std::string& s, const std::string& option) {
   else if (!t.empty() && (t.back() == 'b' || t.back() == 'B')) mult = 1000000000, t.pop_back();
   const auto [p, ec] = std::from_chars(t.data(), t.data() + t.size(), v);
   if (ec != std::errc() || p != t.data() + t.size() || v < 0) bad(option, "'" + s + "' is not a count");
+  if (v > std::numeric_limits<std::int64_t>::max() / mult)  // "99999999999999B" would wrap
+    bad(option, fmt::format("'{}' is above {}", s, std::numeric_limits<std::int64_t>::max()));
   return v * mult;
 }
 
