@@ -3,6 +3,7 @@
 // memory by default, `--max-memory SIZE` to change it), instead of growing until std::bad_alloc.
 //
 // The terms (docs/commands.md, "Memory and output estimates", gives them with their sources):
+// - process: the binary, its libraries, the scenario (kProcessBytes);
 // - ring: the placement's lookup tables (TokenRing::lookup_bytes: ring tokens x (8-byte token +
 //   replicas x 2 orders x 4 bytes) + buckets), twice (the engine's copy and a driver's own map);
 // - cache: cluster.cache entries x 48 bytes (sim/cache/lru.hpp's bound per cached key); the
