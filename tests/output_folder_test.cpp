@@ -9,7 +9,9 @@
 #include <chrono>
 #include <cmath>
 #include <csignal>
+#include <cstdint>
 #include <filesystem>
+#include <fstream>
 #include <string>
 #include <thread>
 #include <vector>
@@ -80,6 +82,20 @@ std::vector<std::string> run_args(const fs::path& out, const std::string& ops) {
           "--set", "workload.ops=" + ops, "--quiet", "--out", out.string()};
 }
 
+// True once `pid` catches `sig` (SigCgt in /proc/PID/status): lbsim's handler is installed.
+bool handler_installed(pid_t pid, int sig) {
+  const auto deadline = Clock::now() + std::chrono::seconds(30);
+  const std::uint64_t bit = std::uint64_t{1} << (sig - 1);
+  while (Clock::now() < deadline) {
+    std::ifstream status(fmt::format("/proc/{}/status", pid));
+    std::string line;
+    while (std::getline(status, line))
+      if (line.starts_with("SigCgt:") && (std::stoull(line.substr(7), nullptr, 16) & bit) != 0) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  return false;
+}
+
 struct Stop {
   int rc;
   double seconds;  // from the signal to the exit
@@ -90,6 +106,7 @@ struct Stop {
 // progress is not visible, so 0.4 s after the handler's start), sends `sig`, waits for the exit.
 Stop interrupt_at(const std::vector<std::string>& args, const fs::path& err, const std::string& pause, int sig) {
   const pid_t pid = start(args, err, pause);
+  EXPECT_TRUE(handler_installed(pid, sig));
   if (!pause.empty()) EXPECT_TRUE(wait_for_text(err, "paused at " + pause)) << slurp(err);
   else std::this_thread::sleep_for(std::chrono::milliseconds(400));
   const auto t0 = Clock::now();
