@@ -300,7 +300,9 @@ TEST(InterruptResume, RunLatestOnlyOnAReportAndResumeGivesTheUninterruptedReport
   EXPECT_FALSE(fs::exists(root / "a")) << err;
   EXPECT_FALSE(fs::is_symlink(root / "a" / "default.latest"));
   EXPECT_EQ(err.find("kept in"), std::string::npos) << err;
-  EXPECT_NE(err.find("2 of 2 runs missing (none finished; no report was written)"), std::string::npos) << err;
+  // The simulations' own account ("2 of 2 runs missing (none finished; ...)"), or the watchdog's on a
+  // machine too loaded to reach the first poll within its 0.5 s (sim/cli/interrupt.hpp): both say it.
+  EXPECT_NE(err.find("no report was written"), std::string::npos) << err;
 
   // 2. An older folder: an interrupted rerun without a report leaves `.latest` on it and no `.2`.
   ASSERT_EQ(run_lbsim(args(root / "b", "3000"), root / "b.err"), 0) << slurp(root / "b.err");

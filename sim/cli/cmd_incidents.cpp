@@ -70,6 +70,7 @@ int run_incidents(const std::vector<std::string>& args) {
   if (!parse_options("incidents", "[NAME ...] [--dir DIR] [--out DIR] [--quick] [--jobs N] [--json]", args, opts, pos, vm))
     return 0;
   const std::atomic<bool>& interrupted = install_interrupt_handler();
+  set_interrupt_context("incidents", "");
   const auto jobs = static_cast<std::size_t>(int_option(vm, "jobs", 1, 4096));
   std::vector<std::string> files = incident_files(vm["dir"].as<std::string>());
   if (const auto names = strings_of(vm, "name"); !names.empty()) {

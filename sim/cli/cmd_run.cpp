@@ -37,6 +37,7 @@
 #include "sim/report/export.hpp"
 #include "sim/report/report_json.hpp"
 #include "sim/report/report_text.hpp"
+#include "sim/runner/estimate.hpp"
 #include "sim/runner/runner.hpp"
 
 namespace lbsim::cli {
@@ -92,6 +93,10 @@ int run_replicates(const Scenario& sc, const std::vector<const PolicyEntry*>& ch
   bo.threads = threads;
   bo.cancel = &interrupted;
   bo.resume = resume;
+  if (!out.note.empty())  // the folder held files: what is kept, and why the rest runs again
+    bo.on_resume = [&](const std::vector<std::string>& why) {
+      std::cerr << describe_resume("run", dir, jobs, why, [&](std::size_t i) { return jobs[i].policy->name; });
+    };
   std::size_t done = 0;
   const bool tty = isatty(fileno(stderr)) != 0;
   bo.on_done = [&](std::size_t, bool) {
@@ -102,6 +107,7 @@ int run_replicates(const Scenario& sc, const std::vector<const PolicyEntry*>& ch
   if (tty) fmt::print(stderr, "\n");
   if (res.missing > 0) {
     std::cerr << describe_missing("run", jobs, res, dir, [&](std::size_t i) { return jobs[i].policy->name; });
+    interrupt_reported();
     return kInterruptedExit;
   }
   if (resume && res.reused > 0) fmt::print(stderr, "lbsim run: {} runs ran, {} reused from {}\n", res.ran, res.reused, dir);
@@ -174,7 +180,8 @@ int run_run(const std::vector<std::string>& args) {
       "also write each run in the formats a real cluster exports (ScyllaDB Prometheus text, nodetool "
       "proxyhistograms, JMX arrays, a cassandra-stress hlog) to EXPORT/<policy>/, for `lbsim fit` (docs/fit.md)")(
       "quiet", po::bool_switch(), "print only the side-by-side table")(
-      "yes", po::bool_switch(), "run even when the estimated wall time exceeds an hour");
+      "yes", po::bool_switch(), "run even when the estimated wall time exceeds an hour")(
+      "max-memory", po::value<std::string>(), kMaxMemoryHelp);
   po::positional_options_description pos;
   pos.add("scenario", 1);
   po::variables_map vm;
@@ -182,6 +189,7 @@ int run_run(const std::vector<std::string>& args) {
                      args, opts, pos, vm))
     return 0;
   const std::atomic<bool>& interrupted = install_interrupt_handler();
+  set_interrupt_context("run", "");
   std::vector<std::string> sets;
   if (vm.count("physics")) {
     sets = physics_sets(vm["physics"].as<std::string>(), vm["scenario"].as<std::string>());
@@ -198,6 +206,13 @@ int run_run(const std::vector<std::string>& args) {
   const bool quiet = vm["quiet"].as<bool>();
   const std::vector<const PolicyEntry*> chosen = chosen_policies(sc, vm);
   if (!vm["yes"].as<bool>()) refuse_long_run(sc, chosen.size() * k);
+  {
+    // Memory before anything runs: --seeds runs `jobs` simulations at once and keeps every report.
+    const std::size_t runs = chosen.size() * k;
+    const ResourceEstimate est = estimate_runs(sc, runs, k > 1 ? threads : 1, runs);
+    const MemoryLimit limit = memory_limit(vm);
+    refuse_over_memory(est, sc.file, limit.bytes, limit.text);
+  }
 
   const bool force = vm["force"].as<bool>(), resume = vm["resume"].as<bool>();
   if (force && resume)
@@ -205,6 +220,7 @@ int run_run(const std::vector<std::string>& args) {
   const OutDir out = choose_out_dir((fs::path(vm["out"].as<std::string>()) / sc.name).string(), /*numbered=*/true, force,
                                     resume, "run");
   const std::string& dir = out.dir;
+  set_interrupt_context("run", dir);
   if (!out.note.empty()) std::cerr << "lbsim run: " << out.note << "\n";
   // --force replaces the folder's results: a stale report of an earlier (or interrupted) run
   // would otherwise sit beside the new ones and mix into `lbsim report`.
@@ -236,11 +252,25 @@ int run_run(const std::vector<std::string>& args) {
     marked = true;
   };
   nlohmann::ordered_json all = nlohmann::ordered_json::array();
-  for (const PolicyEntry* e : chosen) {
+  // --resume: the reports kept, found before any run, and why the others run again.
+  std::vector<std::optional<nlohmann::json>> kept(chosen.size());
+  if (resume) {
+    std::vector<RunJob> jobs;
+    std::vector<std::string> why(chosen.size());
+    for (std::size_t i = 0; i < chosen.size(); ++i) {
+      const std::string path = (fs::path(dir) / (chosen[i]->name + ".json")).string();
+      jobs.push_back({&sc, chosen[i], seed, path, hlog ? (fs::path(dir) / (chosen[i]->name + ".hlog")).string() : ""});
+      kept[i] = existing_report(path, jobs.back(), &why[i]);
+    }
+    if (!out.note.empty())
+      std::cerr << describe_resume("run", dir, jobs, why, [&](std::size_t i) { return jobs[i].policy->name; });
+  }
+  for (std::size_t ci = 0; ci < chosen.size(); ++ci) {
+    const PolicyEntry* e = chosen[ci];
     const std::string path = (fs::path(dir) / (e->name + ".json")).string();
     const std::string hlog_path = hlog ? (fs::path(dir) / (e->name + ".hlog")).string() : "";
     if (resume) {
-      if (auto old = existing_report(path, RunJob{&sc, e, seed, path, hlog_path})) {
+      if (auto& old = kept[ci]) {
         ++reused;
         mark();
         if (json) all.push_back(read_report(path));
@@ -274,6 +304,7 @@ int run_run(const std::vector<std::string>& args) {
         res.missing += finished ? 0 : 1;
       }
       std::cerr << "\n" << describe_missing("run", jobs, res, dir, [&](std::size_t i) { return jobs[i].policy->name; });
+      interrupt_reported();
       return kInterruptedExit;
     }
     if (tty) fmt::print(stderr, "\r{:80}\r", "");

@@ -3,6 +3,7 @@
 // Runs every grid point x policy x seed, each report written at once to
 // DIR/<point>/<policy>/seed-<s>.json, then the aggregate DIR/sweep.json (lbsim.sweep/1), or
 // DIR/sweep.shard-I-of-N.json for a slice (join slices with `lbsim merge`).
+#include <cmath>
 #include <filesystem>
 #include <iostream>
 #include <string>
@@ -16,6 +17,7 @@
 #include "sim/cli/interrupt.hpp"
 #include "sim/report/compare.hpp"
 #include "sim/report/report_json.hpp"
+#include "sim/runner/estimate.hpp"
 #include "sim/runner/runner.hpp"
 #include "sim/runner/sweep.hpp"
 
@@ -40,7 +42,8 @@ int run_sweep(const std::vector<std::string>& args) {
       "quiet", po::bool_switch(), "print only the output file's path (no tables, no progress)")(
       "resume", po::bool_switch(), "keep finished runs found in the output folder, run only the missing ones")(
       "force", po::bool_switch(), "overwrite: write into an output folder that holds files, replacing its reports")(
-      "json", po::bool_switch(), "print the sweep document instead of tables");
+      "json", po::bool_switch(), "print the sweep document instead of tables")(
+      "max-memory", po::value<std::string>(), kMaxMemoryHelp);
   po::positional_options_description pos;
   pos.add("scenario", 1);
   po::variables_map vm;
@@ -49,15 +52,32 @@ int run_sweep(const std::vector<std::string>& args) {
     return 0;
   // From here on Ctrl-C / SIGTERM only sets a flag: nothing starts after it, nothing is half-written.
   const std::atomic<bool>& interrupted = install_interrupt_handler();
+  set_interrupt_context("sweep", "");
   const std::string file = vm["scenario"].as<std::string>();
   const auto k = static_cast<std::size_t>(int_option(vm, "seeds", 1, 10000));
   std::vector<GridAxis> axes;
   for (const auto& s : vm["set"].as<std::vector<std::string>>()) axes.push_back(parse_axis(s));
   const Scenario base = load_scenario(file);
   for (const auto& w : base.warnings) fmt::print(stderr, "lbsim sweep: warning: {}\n", w);
-  const std::vector<GridPoint> points = expand_grid(axes);
   std::optional<Shard> shard;
   if (vm.count("shard")) shard = parse_shard(vm["shard"].as<std::string>());
+  {
+    // Memory before the grid is expanded: every point's scenario is validated up front and every
+    // report is kept until the sweep document is written.
+    double grid = 1;
+    for (const auto& a : axes) grid *= static_cast<double>(a.values.size());
+    const double mine = shard ? std::ceil(grid / static_cast<double>(shard->count)) : grid;
+    const double policies = static_cast<double>(vm.count("policy") ? vm["policy"].as<std::vector<std::string>>().size()
+                                                                    : base.policies.size());
+    const double runs = mine * policies * static_cast<double>(k);
+    const auto jobs_n = static_cast<std::size_t>(int_option(vm, "jobs", 1, 4096));
+    const auto runs_n = static_cast<std::size_t>(std::min(runs, 1e15));
+    ResourceEstimate est = estimate_runs(base, runs_n, jobs_n, runs_n);
+    add_grid_points(est, base, mine);
+    const MemoryLimit limit = memory_limit(vm);
+    refuse_over_memory(est, base.file, limit.bytes, limit.text);
+  }
+  const std::vector<GridPoint> points = expand_grid(axes);
 
   // Validate every point up front: a bad value fails before any run.
   std::vector<std::unique_ptr<Scenario>> scenarios(points.size());
@@ -91,8 +111,10 @@ int run_sweep(const std::vector<std::string>& args) {
   const bool resume = vm["resume"].as<bool>();
   const bool named = vm.count("out") > 0;
   const OutDir out_dir = choose_out_dir(named ? vm["out"].as<std::string>() : "results/" + base.name + "/sweep", !named,
-                                        vm["force"].as<bool>() || (shard.has_value() && !resume), resume, "sweep");
+                                        vm["force"].as<bool>() || (shard.has_value() && !resume), resume, "sweep",
+                                        shard ? fmt::format("shard-{}-of-{}", shard->index, shard->count) : "");
   const std::string& dir = out_dir.dir;
+  set_interrupt_context("sweep", dir);
   if (!out_dir.note.empty()) std::cerr << "lbsim sweep: " << out_dir.note << "\n";
 
   std::vector<RunJob> jobs;
@@ -108,6 +130,12 @@ int run_sweep(const std::vector<std::string>& args) {
   }
   const bool quiet = vm["quiet"].as<bool>();
   bo.resume = resume;
+  if (!out_dir.note.empty())  // the folder held files: what is kept, and why the rest runs again
+    bo.on_resume = [&](const std::vector<std::string>& why) {
+      std::cerr << describe_resume("sweep", dir, jobs, why, [&](std::size_t i) {
+        return points[job_point[i]].id + " " + jobs[i].policy->name;
+      });
+    };
   bo.cancel = &interrupted;
   std::size_t done = 0;
   const bool tty = isatty(fileno(stderr)) != 0 && !quiet;
@@ -121,6 +149,7 @@ int run_sweep(const std::vector<std::string>& args) {
     std::cerr << describe_missing("sweep", jobs, res, dir, [&](std::size_t i) {
       return points[job_point[i]].id + " " + jobs[i].policy->name;
     });
+    interrupt_reported();
     return kInterruptedExit;
   }
   PointReports reports;

@@ -51,6 +51,17 @@ inline constexpr const char* kSetHelp =
 // `-rate threads=` is the scenario's client.threads. A ConfigError saying so when it is given.
 void refuse_threads_option(const std::string& command, const po::variables_map& vm);
 
+// `--max-memory SIZE` (run, sweep): the memory limit in bytes, from the option or half the
+// machine's memory (sim/runner/estimate.hpp), and where it comes from, for the refusal's message.
+struct MemoryLimit {
+  double bytes = 0;
+  std::string text;
+};
+MemoryLimit memory_limit(const po::variables_map& vm);
+inline constexpr const char* kMaxMemoryHelp =
+    "refuse, before running, a command whose estimated memory exceeds SIZE (bytes, or with K, M, G, T: powers of "
+    "1024, e.g. 16G); default: half of this machine's memory. The estimate's terms are in docs/commands.md";
+
 }  // namespace lbsim::cli
 
 #define LBSIM_CMD_CONCAT2(a, b) a##b

@@ -13,6 +13,7 @@
 #include "sim/cli/command.hpp"
 #include "sim/config/scenario.hpp"
 #include "sim/core/error.hpp"
+#include "sim/runner/estimate.hpp"
 
 namespace lbsim::cli {
 
@@ -35,6 +36,9 @@ constexpr const char* kConventions =
     "                   loop, client.rate_ops_s a closed one; each --set writes its own path\n"
     "  --json           print JSON instead of text\n"
     "  -j, --jobs N     simulations run in parallel (results do not depend on it)\n"
+    "  --max-memory SIZE  run, sweep: refuse (exit 2, with the estimate) a command estimated to need more\n"
+    "                   memory than SIZE (16G, 512M, ...; default half of this machine's); one lbsim at a time\n"
+    "                   writes into an output folder (a second exits 1 naming the first's process)\n"
     "  old spellings (report --output, report/compare --force for --mix-scenarios) still work, with a\n"
     "  note on stderr\n\n"
     "exit codes: 0 success; 1 output or system failure, or a run that completed no operation successfully\n"
@@ -74,6 +78,16 @@ void refuse_threads_option(const std::string& command, const po::variables_map& 
                                                "threads are the scenario's client.threads: lbsim {} ... --set "
                                                "client.threads={}",
                                                command, vm["threads"].as<std::string>()));
+}
+
+MemoryLimit memory_limit(const po::variables_map& vm) {
+  if (vm.count("max-memory")) {
+    const std::string given = vm["max-memory"].as<std::string>();
+    return {static_cast<double>(parse_size(given, "--max-memory")), "--max-memory " + given};
+  }
+  const std::uint64_t machine = machine_memory_bytes();
+  if (machine == 0) return {1e300, "this machine's memory is unknown"};
+  return {static_cast<double>(machine) / 2, "half of this machine's " + format_bytes(static_cast<double>(machine))};
 }
 
 bool parse_options(const std::string& command, const std::string& usage, const std::vector<std::string>& args,

@@ -7,6 +7,7 @@
 #include <sys/resource.h>
 
 #include "policies/registry.hpp"
+#include "sim/core/exit_cleanup.hpp"
 #include "sim/engine/sim_impl.hpp"
 
 namespace lbsim {
@@ -523,6 +524,8 @@ void Simulation::Impl::dispatch(const EventQueue::Event& e) {
 }
 
 RunResult Simulation::Impl::run(const RunOptions& options) {
+  // An interrupt during the set-up is honoured before the first event (then every 65,536 events).
+  if (options.cancel && options.cancel->load(std::memory_order_relaxed)) throw Cancelled();
   const auto wall0 = std::chrono::steady_clock::now();
   // Draws ahead where the lookup tables outgrow 1 MiB: they no longer stay in a core's 512 KiB
   // L2 beside the rest (6 nodes x 256 tokens: 57 KB; 3,000 x 256: 29 MB).
@@ -831,6 +834,7 @@ RunResult Simulation::run(const RunOptions& options) { return impl_->run(options
 
 RunResult run_simulation(const Scenario& scenario, const PolicyEntry& entry, std::uint64_t seed,
                          const RunOptions& options) {
+  pause_point("setup");  // LBSIM_PAUSE_AT=setup (sim/core/exit_cleanup.hpp): a test's interrupt during set-up
   policy::BuildContext ctx;
   ctx.topology = &scenario.topology();
   ctx.replication = &scenario.cluster.replication;

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "sim/core/error.hpp"
+#include "sim/core/exit_cleanup.hpp"
 #include "sim/core/json_reader.hpp"
 #include "sim/metrics/imbalance.hpp"
 
@@ -341,37 +342,47 @@ void write_file_atomic(const std::string& path, const std::string& text) {
   std::string tmpl = (target.has_parent_path() ? target.parent_path() / ("." + target.filename().string() + ".XXXXXX")
                                                : fs::path("." + target.filename().string() + ".XXXXXX"))
                          .string();
-  std::vector<char> name(tmpl.begin(), tmpl.end());
-  name.push_back('\0');
-  const int fd = mkstemp(name.data());
+  // Registered from its creation to its rename, so that a prompt exit (sim/core/exit_cleanup.hpp)
+  // removes it: a report is complete under its name or absent.
+  std::string tmp = tmpl;
+  const int fd = make_temporary(tmp);
   if (fd < 0) throw IoError("cannot create a temporary file next to '" + path + "': " + std::strerror(errno));
-  const std::string tmp(name.data());
   auto fail = [&](const std::string& what) {
     const std::string msg = what + " '" + path + "': " + std::strerror(errno);
     ::close(fd);
     ::unlink(tmp.c_str());
+    unregister_temporary(tmp);
     throw IoError(msg);
   };
   std::size_t done = 0;
-  while (done < text.size()) {
-    const ssize_t w = ::write(fd, text.data() + done, text.size() - done);
-    if (w < 0) {
-      if (errno == EINTR) continue;
-      fail("cannot write");
+  auto write_up_to = [&](std::size_t end) {
+    while (done < end) {
+      const ssize_t w = ::write(fd, text.data() + done, end - done);
+      if (w < 0) {
+        if (errno == EINTR) continue;
+        fail("cannot write");
+      }
+      done += static_cast<std::size_t>(w);
     }
-    done += static_cast<std::size_t>(w);
-  }
+  };
+  write_up_to(text.size() / 2);
+  pause_point("report");  // a test's interrupt "while a report is written"
+  write_up_to(text.size());
   if (::fchmod(fd, 0644) != 0) fail("cannot set permissions of");
   if (::fsync(fd) != 0) fail("cannot flush");
   if (::close(fd) != 0) {
     ::unlink(tmp.c_str());
+    unregister_temporary(tmp);
     throw IoError("cannot close '" + path + "': " + std::strerror(errno));
   }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-    const std::string msg = std::strerror(errno);
-    ::unlink(tmp.c_str());
-    throw IoError("cannot rename the temporary file to '" + path + "': " + msg);
-  }
+  int rename_errno = 0;
+  if (!finish_temporary(tmp, [&] {
+        if (std::rename(tmp.c_str(), path.c_str()) == 0) return true;
+        rename_errno = errno;
+        ::unlink(tmp.c_str());
+        return false;
+      }))
+    throw IoError("cannot rename the temporary file to '" + path + "': " + std::strerror(rename_errno));
 }
 
 }  // namespace lbsim

@@ -1,5 +1,9 @@
 #include "sim/runner/runner.hpp"
 
+#include <cerrno>
+#include <cstdlib>
+#include <csignal>
+#include <algorithm>
 #include <exception>
 #include <filesystem>
 #include <fstream>
@@ -8,6 +12,7 @@
 #include <thread>
 
 #include <fmt/format.h>
+#include <unistd.h>
 
 #include "sim/core/error.hpp"
 #include "sim/engine/simulation.hpp"
@@ -18,21 +23,69 @@ namespace lbsim {
 
 namespace fs = std::filesystem;
 
-std::optional<nlohmann::json> existing_report(const std::string& path, const RunJob& job) {
+std::optional<nlohmann::json> existing_report(const std::string& path, const RunJob& job, std::string* why) {
+  auto no = [&](std::string reason) -> std::optional<nlohmann::json> {
+    if (why) *why = std::move(reason);
+    return std::nullopt;
+  };
   std::error_code ec;
-  if (!fs::is_regular_file(path, ec)) return std::nullopt;
-  if (!job.hlog_path.empty() && !fs::is_regular_file(job.hlog_path, ec)) return std::nullopt;
+  if (!fs::is_regular_file(path, ec)) return no("no report yet");
+  if (!job.hlog_path.empty() && !fs::is_regular_file(job.hlog_path, ec))
+    return no("the report's HdrHistogram log (--hlog) is missing");
   std::ifstream in(path);
   std::stringstream ss;
   ss << in.rdbuf();
+  nlohmann::json j;
   try {
-    auto j = nlohmann::json::parse(ss.str());
-    if (j.value("schema", std::string()) == kReportSchema && j["scenario"].value("hash", std::string()) == job.scenario->hash &&
-        j["policy"].value("name", std::string()) == job.policy->name && j.value("seed", std::uint64_t{0}) == job.seed)
-      return j;
+    j = nlohmann::json::parse(ss.str());
   } catch (const std::exception&) {
+    return no("the file is not a whole JSON report");
   }
-  return std::nullopt;
+  if (!j.is_object() || j.value("schema", std::string()) != kReportSchema)
+    return no(fmt::format("the file is not an {} report", kReportSchema));
+  const std::string hash = j.contains("scenario") && j["scenario"].is_object() ? j["scenario"].value("hash", std::string()) : "";
+  if (hash != job.scenario->hash)
+    return no(fmt::format("its report is of another scenario (scenario hash {} there, {} now: the scenario file or "
+                          "the --set patches differ)",
+                          hash.empty() ? "none" : hash, job.scenario->hash));
+  const std::string policy = j.contains("policy") && j["policy"].is_object() ? j["policy"].value("name", std::string()) : "";
+  if (policy != job.policy->name) return no(fmt::format("its report is of policy '{}'", policy));
+  const auto seed = j.value("seed", std::uint64_t{0});
+  if (seed != job.seed) return no(fmt::format("its report is of seed {}", seed));
+  if (why) why->clear();
+  return j;
+}
+
+std::string describe_resume(const std::string& command, const std::string& dir, const std::vector<RunJob>& jobs,
+                            const std::vector<std::string>& why,
+                            const std::function<std::string(std::size_t job)>& label) {
+  std::vector<std::string> kept;
+  std::vector<std::pair<std::string, std::vector<std::size_t>>> reasons;  // in order of first appearance
+  for (std::size_t i = 0; i < jobs.size(); ++i) {
+    if (why[i].empty()) {
+      kept.push_back(fmt::format("{} seed {}", label(i), jobs[i].seed));
+      continue;
+    }
+    auto it = std::find_if(reasons.begin(), reasons.end(), [&](const auto& r) { return r.first == why[i]; });
+    if (it == reasons.end()) reasons.push_back({why[i], {i}});
+    else it->second.push_back(i);
+  }
+  auto names = [&](const std::vector<std::string>& all) {
+    std::string s;
+    for (std::size_t k = 0; k < all.size() && k < 5; ++k) s += (k ? ", " : "") + all[k];
+    if (all.size() > 5) s += fmt::format(" and {} more", all.size() - 5);
+    return s;
+  };
+  std::string s = fmt::format("lbsim {}: --resume in {}: {} of {} reports kept{}{}; {} to run again{}\n", command,
+                              dir, kept.size(), jobs.size(), kept.empty() ? "" : " (",
+                              kept.empty() ? "" : names(kept) + ")", jobs.size() - kept.size(),
+                              reasons.empty() ? "" : ":");
+  for (const auto& [reason, idx] : reasons) {
+    std::vector<std::string> runs;
+    for (auto i : idx) runs.push_back(fmt::format("{} seed {}", label(i), jobs[i].seed));
+    s += fmt::format("  {}: {}\n", reason, names(runs));
+  }
+  return s;
 }
 
 BatchResult run_batch(const std::vector<RunJob>& jobs, const BatchOptions& opts) {
@@ -42,6 +95,24 @@ BatchResult run_batch(const std::vector<RunJob>& jobs, const BatchOptions& opts)
   std::mutex mu;
   std::exception_ptr error;
   auto cancelled = [&] { return opts.cancel && opts.cancel->load(); };
+  // --resume: the kept reports are found before any run starts, so that the command can say what
+  // is kept and why the rest runs again.
+  std::vector<char> kept(jobs.size(), 0);
+  if (opts.resume) {
+    std::vector<std::string> why(jobs.size());
+    for (std::size_t i = 0; i < jobs.size(); ++i) {
+      if (auto old = existing_report(jobs[i].out_path, jobs[i], &why[i])) {
+        res.reports[i] = std::move(*old);
+        kept[i] = 1;
+      }
+    }
+    if (opts.on_resume) opts.on_resume(why);
+    for (std::size_t i = 0; i < jobs.size(); ++i)
+      if (kept[i]) {
+        ++res.reused;
+        if (opts.on_done) opts.on_done(i, true);
+      }
+  }
 
   auto worker = [&] {
     for (;;) {
@@ -54,15 +125,7 @@ BatchResult run_batch(const std::vector<RunJob>& jobs, const BatchOptions& opts)
       if (i >= jobs.size()) return;
       const RunJob& job = jobs[i];
       try {
-        if (opts.resume) {
-          if (auto old = existing_report(job.out_path, job)) {
-            std::lock_guard<std::mutex> lock(mu);
-            res.reports[i] = std::move(*old);
-            ++res.reused;
-            if (opts.on_done) opts.on_done(i, true);
-            continue;
-          }
-        }
+        if (kept[i]) continue;
         RunOptions ro;
         ro.cancel = opts.cancel;
         const RunResult r = run_simulation(*job.scenario, *job.policy, job.seed, ro);
@@ -120,9 +183,20 @@ std::vector<std::uint64_t> replicate_seeds(std::uint64_t first, std::size_t k) {
   return s;
 }
 
-OutDir choose_out_dir(const std::string& dir, bool numbered, bool force, bool resume, const std::string& command) {
+namespace {
+// A folder "holds files" when it has an entry other than lbsim's scratch files (OutLock).
+bool holds_files(const std::string& d) {
   std::error_code ec;
-  auto busy = [&](const std::string& d) { return fs::exists(d, ec) && !(fs::is_directory(d, ec) && fs::is_empty(d, ec)); };
+  if (!fs::exists(d, ec)) return false;
+  if (!fs::is_directory(d, ec)) return true;
+  for (auto it = fs::directory_iterator(d, ec); !ec && it != fs::directory_iterator(); it.increment(ec))
+    if (it->is_directory(ec) || !is_lbsim_scratch(it->path().filename().string())) return true;
+  return false;
+}
+
+OutDir pick_out_dir(const std::string& dir, bool numbered, bool force, bool resume, const std::string& command) {
+  std::error_code ec;
+  auto busy = [&](const std::string& d) { return holds_files(d); };
   OutDir out;
   out.dir = dir;
   if (numbered) out.latest = fs::path(dir).lexically_normal().string() + ".latest";
@@ -135,7 +209,7 @@ OutDir choose_out_dir(const std::string& dir, bool numbered, bool force, bool re
     // The newest of dir, dir.2, dir.3, ...: where an interrupted numbered run left its reports.
     if (numbered)
       for (int i = 2; fs::exists(fmt::format("{}.{}", dir, i), ec); ++i) out.dir = fmt::format("{}.{}", dir, i);
-    out.note = fmt::format("{} exists: resuming, finished runs are kept", out.dir);
+    out.note = fmt::format("{} exists: resuming in it", out.dir);
     return out;
   }
   if (!numbered)
@@ -153,14 +227,40 @@ OutDir choose_out_dir(const std::string& dir, bool numbered, bool force, bool re
     }
   }
 }
+}  // namespace
+
+OutDir choose_out_dir(const std::string& dir, bool numbered, bool force, bool resume, const std::string& command,
+                      const std::string& lock_tag) {
+  // A folder a live lbsim writes into is refused whatever it holds yet (not a sibling chosen
+  // instead): the outcome does not depend on how far the other run has come.
+  if (const auto pid = out_lock_holder(dir, lock_tag)) throw IoError(folder_in_use(dir, *pid));
+  OutDir out = pick_out_dir(dir, numbered, force, resume, command);
+  out.lock = std::make_shared<OutLock>(out.dir, lock_tag);
+  return out;
+}
 
 void mark_latest(const OutDir& out) {
   if (out.latest.empty()) return;
   std::error_code ec;
   const fs::path link = out.latest;
   if (!fs::is_symlink(link, ec) && fs::exists(link, ec)) return;  // never replace a user's file
-  fs::remove(link, ec);
-  fs::create_directory_symlink(fs::path(out.dir).lexically_normal().filename(), link, ec);
+  // A new link under a name of this process, renamed over the old one (rename(2) replaces it
+  // atomically); the temporary links of dead runs (".NAME.latest.PID") are removed.
+  const std::string stem = "." + link.filename().string() + ".";
+  const fs::path parent = link.has_parent_path() ? link.parent_path() : fs::path(".");
+  for (auto it = fs::directory_iterator(parent, ec); !ec && it != fs::directory_iterator(); it.increment(ec)) {
+    const std::string name = it->path().filename().string();
+    if (!name.starts_with(stem)) continue;
+    const long pid = std::strtol(name.c_str() + stem.size(), nullptr, 10);
+    if (pid > 0 && pid != ::getpid() && ::kill(static_cast<pid_t>(pid), 0) != 0 && errno == ESRCH)
+      fs::remove(it->path(), ec);
+  }
+  const fs::path tmp = parent / fmt::format("{}{}", stem, ::getpid());
+  fs::remove(tmp, ec);
+  fs::create_directory_symlink(fs::path(out.dir).lexically_normal().filename(), tmp, ec);
+  if (ec) return;
+  fs::rename(tmp, link, ec);
+  if (ec) fs::remove(tmp, ec);
 }
 
 std::string hlog_document(const RunResult& r) {

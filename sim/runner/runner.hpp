@@ -12,6 +12,7 @@
 #include <atomic>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -19,6 +20,7 @@
 #include <nlohmann/json.hpp>
 
 #include "sim/config/scenario.hpp"
+#include "sim/runner/out_lock.hpp"
 
 namespace lbsim {
 
@@ -36,6 +38,9 @@ struct BatchOptions {
   const std::atomic<bool>* cancel = nullptr;
   // Called (under a lock) after each job: `reused` when resume found its report.
   std::function<void(std::size_t job, bool reused)> on_done;
+  // With `resume`: called once, before any run starts, with why each job runs again ("" for a
+  // job whose report is kept; see existing_report), e.g. to print describe_resume().
+  std::function<void(const std::vector<std::string>& why)> on_resume;
 };
 
 struct BatchResult {
@@ -53,7 +58,16 @@ std::string describe_missing(const std::string& command, const std::vector<RunJo
 
 // A valid report of this scenario/policy/seed at `path`, or nullopt; also nullopt when the job
 // wants an HdrHistogram log (hlog_path) that is not beside it, so that the run is done again.
-std::optional<nlohmann::json> existing_report(const std::string& path, const RunJob& job);
+// `why` (when given) receives the reason of a nullopt: "no report yet", "its report is of another
+// scenario (...)", ...
+std::optional<nlohmann::json> existing_report(const std::string& path, const RunJob& job, std::string* why = nullptr);
+
+// What `--resume` keeps and why the rest runs again (issue 44 point 19), for stderr: one line with
+// the counts, then one line per reason with the runs it concerns ("<label(i)> seed <s>", at most
+// five named). `why[i]` is "" for a kept report.
+std::string describe_resume(const std::string& command, const std::string& dir, const std::vector<RunJob>& jobs,
+                            const std::vector<std::string>& why,
+                            const std::function<std::string(std::size_t job)>& label);
 
 // The seeds of `--seeds K` starting at `first`: first, first + 1, ..., first + K - 1.
 std::vector<std::uint64_t> replicate_seeds(std::uint64_t first, std::size_t k);
@@ -77,12 +91,20 @@ std::string hlog_document(const RunResult& r);
 //   by mark_latest(), which the command calls once a report is in it.
 // - Exact (sweep --out DIR): DIR itself; one that holds files is a ConfigError unless `force` or
 //   `resume`. No link and no sibling is made.
+// Every chosen folder is locked for the command's life (sim/runner/out_lock.hpp): a folder another
+// lbsim holds is an IoError (exit 1) naming it and that process; lbsim's scratch files (its lock
+// file, a dead run's temporaries) do not make a folder "hold files", and a dead run's temporaries
+// are removed once the lock is held.
 struct OutDir {
   std::string dir;     // where the reports go
   std::string latest;  // the link to point at `dir` once a report is in it ("" for none)
   std::string note;    // what was chosen, for stderr ("" when dir was free)
+  std::shared_ptr<OutLock> lock;  // held until the last copy goes
 };
-OutDir choose_out_dir(const std::string& dir, bool numbered, bool force, bool resume, const std::string& command);
-// Points out.latest (when set) at out.dir. Best effort: a file system without links has none.
+// `lock_tag`: "" or "shard-I-of-N" (OutLock).
+OutDir choose_out_dir(const std::string& dir, bool numbered, bool force, bool resume, const std::string& command,
+                      const std::string& lock_tag = "");
+// Points out.latest (when set) at out.dir: a new link under a temporary name renamed over the old
+// one, so that `.latest` always names a folder. Best effort: a file system without links has none.
 void mark_latest(const OutDir& out);
 }  // namespace lbsim
