@@ -58,8 +58,11 @@ class PyRoundRobin final : public Policy {
     for (HostId h = 0; h < view.size(); ++h)
       if (view.is_up(h)) on_up(h);
     // populate(): randint(0, len(hosts) - 1) over every host handed to it (module-level random,
-    // once per process: the policy's init stream).
-    position_ = view.size() > 0 ? rng.below(view.size()) : 0;
+    // once per process: the policy's init stream): the metadata's hosts, up or down, not the
+    // nodes that have not joined yet (ClusterView::is_known).
+    std::size_t known = 0;
+    for (HostId h = 0; h < view.size(); ++h) known += view.is_known(h) ? 1 : 0;
+    position_ = known > 0 ? rng.below(known) : 0;
   }
 
   // Cluster.connect with contact points (round_robin.hpp): one draw, randint(0, C - 1); the control
