@@ -26,6 +26,9 @@ void PrintTo(const ContractCase& c, std::ostream* os) { *os << c.name; }
 const std::vector<std::pair<std::string, ContractCase>>& cases() {
   static const std::vector<std::pair<std::string, ContractCase>> c{
       {"RoundRobin", {"RoundRobin", R"({"type":"RoundRobin"})", false}},
+      {"RoundRobin", {"RoundRobinContactPoints", R"({"type":"RoundRobin","contact_points":["n3","n9"]})", false}},
+      {"DCAwareRoundRobin",
+       {"DCAwareContactPoint", R"({"type":"DCAwareRoundRobin","used_hosts_per_remote_dc":1,"contact_points":["n7"]})", false}},
       {"DCAwareRoundRobin", {"DCAware", R"({"type":"DCAwareRoundRobin","local_dc":"dc1","used_hosts_per_remote_dc":2})", false}},
       {"RackAwareRoundRobin",
        {"RackAware", R"({"type":"RackAwareRoundRobin","local_dc":"dc1","local_rack":"r1","used_hosts_per_remote_dc":1})", false}},
