@@ -166,6 +166,9 @@ struct RotationView {
 std::optional<std::string> dc_param(const jsonin::Object& o, std::string_view key, const BuildContext& ctx);
 std::optional<std::string> rack_param(const jsonin::Object& o, std::string_view key, const std::optional<std::string>& dc,
                                       const BuildContext& ctx);
+// "contact_points" (the client's Cluster contact points): node ids, distinct, checked against the
+// topology when it is known; empty when absent.
+std::vector<std::string> contact_points_param(const jsonin::Object& o, const BuildContext& ctx);
 // A duration in milliseconds (> 0 unless `allow_zero`), returned in nanoseconds.
 SimTime ms_param(const jsonin::Object& o, std::string_view key, double dflt_ms, bool allow_zero);
 // The DC index of `name` in `topo`, or the DC of node 0 when `name` is empty (the driver's

@@ -46,14 +46,25 @@ enum class Distance : std::uint8_t { Local, Remote, Ignored };
 
 // What the driver currently believes about each host. Owned by the simulator (or `lbsim plan`);
 // policies hold a const pointer to it.
+// A host is known while it is a member of the driver's metadata (the control connection's
+// system.peers and its topology events): a node of the topology that has not joined yet (a
+// `changes` add_node) is unknown until the driver detects it, and a decommissioned or removed one
+// becomes unknown when the driver learns of its removal. An unknown host is also down. The
+// topology lists every node, future ones included, so a policy that lists hosts from it, or that
+// hands out down hosts, skips the unknown ones: no driver plans a host it has never heard of.
 class ClusterView {
  public:
-  explicit ClusterView(const Topology& topo) : topo_(&topo), up_(topo.size(), 1), in_flight_(topo.size(), 0) {}
+  explicit ClusterView(const Topology& topo)
+      : topo_(&topo), up_(topo.size(), 1), known_(topo.size(), 1), in_flight_(topo.size(), 0) {}
   const Topology& topology() const { return *topo_; }
   std::size_t size() const { return topo_->size(); }
   std::uint32_t dc(HostId h) const { return topo_->node_dc[h]; }
   std::uint32_t rack(HostId h) const { return topo_->node_rack[h]; }
   bool is_up(HostId h) const { return up_[h] != 0; }
+  bool is_known(HostId h) const { return known_[h] != 0; }
+  // Counts set_known() changes: a policy that keeps lists of the known hosts rebuilds them when it
+  // moves.
+  std::uint64_t members_version() const { return members_version_; }
   std::int32_t in_flight(HostId h) const { return in_flight_[h]; }
   // ScyllaDB sharding as the driver learns it from the SUPPORTED frame (1 shard for Cassandra),
   // and the in-flight requests on each (host, shard): the Scylla Java driver's
@@ -64,6 +75,12 @@ class ClusterView {
   }
 
   void set_up(HostId h, bool up) { up_[h] = up ? 1 : 0; }
+  // A host joins (true) or leaves (false) the driver's metadata; it is marked down separately.
+  void set_known(HostId h, bool known) {
+    if ((known_[h] != 0) == known) return;
+    known_[h] = known ? 1 : 0;
+    ++members_version_;
+  }
   void set_in_flight(HostId h, std::int32_t n) { in_flight_[h] = n; }
   void add_in_flight(HostId h, std::int32_t delta) { in_flight_[h] += delta; }
   void set_sharding(Sharding s) {
@@ -82,6 +99,8 @@ class ClusterView {
  private:
   const Topology* topo_;
   std::vector<std::uint8_t> up_;
+  std::vector<std::uint8_t> known_;
+  std::uint64_t members_version_ = 0;
   std::vector<std::int32_t> in_flight_;
   Sharding sharding_{1, 12};
   std::vector<std::int32_t> shard_in_flight_ = std::vector<std::int32_t>(topo_->size(), 0);

@@ -164,6 +164,27 @@ SimTime ms_param(const jsonin::Object& o, std::string_view key, double dflt_ms, 
   return from_ms(ms);
 }
 
+// "contact_points": a non-empty array of distinct node ids (checked against the topology when known).
+std::vector<std::string> contact_points_param(const jsonin::Object& o, const BuildContext& ctx) {
+  std::vector<std::string> out;
+  if (!o.has("contact_points")) return out;
+  const std::string path = o.path_of("contact_points");
+  const jsonin::Json& arr = jsonin::as_array(o.at("contact_points"), path);
+  for (std::size_t i = 0; i < arr.size(); ++i) {
+    const std::string p = jsonin::index_path(path, i);
+    std::string id = jsonin::as_string(arr[i], p);
+    if (ctx.topology != nullptr && !ctx.topology->node_index(id)) {
+      std::vector<std::string> ids;
+      for (const NodeSpec& n : ctx.topology->nodes) ids.push_back(n.id);
+      jsonin::fail(p, fmt::format("unknown node '{}'; valid: {}", id, jsonin::join(ids)));
+    }
+    if (std::find(out.begin(), out.end(), id) != out.end())
+      jsonin::fail(p, fmt::format("node '{}' is listed twice (the driver resolves each contact point once)", id));
+    out.push_back(std::move(id));
+  }
+  return out;
+}
+
 std::uint32_t resolve_dc(const Topology& topo, const std::optional<std::string>& name) {
   if (!name) return topo.size() == 0 ? kNoDc : topo.node_dc[0];
   const auto d = topo.dc_index(*name);

@@ -26,6 +26,9 @@ void PrintTo(const ContractCase& c, std::ostream* os) { *os << c.name; }
 const std::vector<std::pair<std::string, ContractCase>>& cases() {
   static const std::vector<std::pair<std::string, ContractCase>> c{
       {"RoundRobin", {"RoundRobin", R"({"type":"RoundRobin"})", false}},
+      {"RoundRobin", {"RoundRobinContactPoints", R"({"type":"RoundRobin","contact_points":["n3","n9"]})", false}},
+      {"DCAwareRoundRobin",
+       {"DCAwareContactPoint", R"({"type":"DCAwareRoundRobin","used_hosts_per_remote_dc":1,"contact_points":["n7"]})", false}},
       {"DCAwareRoundRobin", {"DCAware", R"({"type":"DCAwareRoundRobin","local_dc":"dc1","used_hosts_per_remote_dc":2})", false}},
       {"RackAwareRoundRobin",
        {"RackAware", R"({"type":"RackAwareRoundRobin","local_dc":"dc1","local_rack":"r1","used_hosts_per_remote_dc":1})", false}},
@@ -219,6 +222,150 @@ TEST_P(PolicyContract, AnEmptyClusterGivesAnEmptyPlan) {
   PlanRandom rnd(rng);
   Request req;
   EXPECT_EQ(p->new_plan(req, rnd, arena)->next(), kNoHost);
+}
+
+// The driver's token map over the members only (the engine's member_ring): placement computed on
+// the members, renumbered to the whole topology's ids.
+TokenRing member_ring(const Topology& full, const std::vector<std::uint8_t>& member, const Replication& repl) {
+  std::vector<NodeSpec> nodes;
+  std::vector<NodeId> to_full;
+  for (NodeId n = 0; n < full.size(); ++n)
+    if (member[n]) {
+      nodes.push_back(full.nodes[n]);
+      to_full.push_back(n);
+    }
+  return TokenRing(Topology::build(std::move(nodes)), repl).renumbered(full, to_full);
+}
+
+// Issue 44.1: the view `lbsim plan` and the engine give a policy while nodes join and leave
+// (`changes`): n5 (dc1) and n8 (dc2) are in the topology from the start but have not joined, so
+// they are unknown and down; n5 then joins; n2 is then removed (down, then unknown). No plan
+// holds a host the driver does not know, whatever the other hosts' state (with every known host
+// down, the Rust driver's "every node, up or down" steps are all that is left).
+TEST_P(PolicyContract, NoPlanHoldsAHostBeforeItJoinsOrAfterItIsRemoved) {
+  const Topology topo = cluster();
+  const Replication repl = nts({{"dc1", 3}, {"dc2", 2}});
+  ClusterView view(topo);
+  std::vector<std::uint8_t> member(topo.size(), 1);
+  for (HostId x : {HostId{4}, HostId{7}}) {
+    member[x] = 0;
+    view.set_known(x, false);
+    view.set_up(x, false);
+  }
+  TokenRing ring = member_ring(topo, member, repl);
+  auto p = make_policy(nlohmann::json::parse(GetParam().spec), "", BuildContext{&topo, &repl});
+  Rng init_rng = Rng(9).fork("policy-init");
+  p->init(view, init_rng);
+  Rng rng = Rng(9).fork("policy");
+  PlanRandom rnd(rng);
+  PlanArena arena;
+  Rng tokens(21);
+  std::vector<int> planned(topo.size(), 0);
+  auto check = [&](const char* phase) {
+    for (int i = 0; i < 300; ++i) {
+      Request req;
+      req.routed = i % 5 != 0;
+      req.token = static_cast<Token>(tokens.next_u64());
+      if (req.routed) req.replicas = ring.replicas(req.token, ReplicaOrder::Driver);
+      req.cl = i % 2 ? ConsistencyLevel::LocalQuorum : ConsistencyLevel::One;
+      req.lwt = i % 11 == 3;
+      req.now = static_cast<SimTime>(i) * kMs;
+      arena.reset();
+      Plan* pl = p->new_plan(req, rnd, arena);
+      for (HostId x = pl->next(); x != kNoHost; x = pl->next()) {
+        ASSERT_LT(x, topo.size());
+        EXPECT_TRUE(view.is_known(x)) << phase << ": plan " << i << " holds " << topo.nodes[x].id;
+        ++planned[x];
+      }
+    }
+  };
+  auto set_known_up = [&](bool up) {  // every known host up or down, as the driver learns it
+    for (HostId x = 0; x < topo.size(); ++x)
+      if (view.is_known(x) && view.is_up(x) != up) {
+        view.set_up(x, up);
+        if (up) p->on_up(x);
+        else p->on_down(x);
+      }
+  };
+  check("before the join");
+  set_known_up(false);
+  check("before the join, every known host down");
+  set_known_up(true);
+  // n5 joins: known, then up, then in the token map.
+  member[4] = 1;
+  ring = member_ring(topo, member, repl);
+  view.set_known(4, true);
+  view.set_up(4, true);
+  p->on_up(4);
+  check("after the join");
+  // n2 is removed: down, then gone from the metadata and the token map.
+  view.set_up(1, false);
+  p->on_down(1);
+  view.set_known(1, false);
+  member[1] = 0;
+  ring = member_ring(topo, member, repl);
+  check("after the removal");
+  set_known_up(false);
+  check("after the removal, every known host down");
+  EXPECT_EQ(planned[7], 0);
+  // The test is not vacuous: the plans go somewhere (the allow list excludes n5 and n2).
+  EXPECT_GT(planned[0] + planned[2], 0);
+}
+
+// Issue 44.1: a driver that does not know some nodes yet (they have not joined) plans exactly as
+// a driver of the cluster without them: their place in the topology neither enters a list nor
+// counts in a random start or rotation. n8 (dc2) and n9 (dc1) are the joiners, last in the
+// topology, so the other nodes have the same ids in both.
+TEST_P(PolicyContract, UnjoinedNodesChangeNoPlanAndNoDraw) {
+  std::vector<NodeSpec> nodes = cluster().nodes;
+  nodes[8].dc = "dc1";
+  const Topology full = Topology::build(nodes);
+  const Topology joined = Topology::build(std::vector<NodeSpec>(nodes.begin(), nodes.begin() + 7));
+  const Replication repl = nts({{"dc1", 3}, {"dc2", 2}});
+  std::vector<std::uint8_t> member(full.size(), 1);
+  member[7] = member[8] = 0;
+  const TokenRing ring_a = member_ring(full, member, repl);
+  const TokenRing ring_b(joined, repl);
+  ClusterView view_a(full), view_b(joined);
+  for (HostId x : {HostId{7}, HostId{8}}) {
+    view_a.set_known(x, false);
+    view_a.set_up(x, false);
+  }
+  auto make = [&](const Topology&) {
+    return make_policy(nlohmann::json::parse(GetParam().spec), "", BuildContext{nullptr, &repl});
+  };
+  auto pa = make(full), pb = make(joined);
+  Rng ia = Rng(4).fork("policy-init"), ib = Rng(4).fork("policy-init");
+  pa->init(view_a, ia);
+  pb->init(view_b, ib);
+  Rng ra = Rng(4).fork("policy"), rb = Rng(4).fork("policy");
+  PlanRandom rnd_a(ra), rnd_b(rb);
+  PlanArena arena_a, arena_b;
+  Rng tokens(8);
+  for (int i = 0; i < 300; ++i) {
+    const bool routed = i % 5 != 0;
+    const auto token = static_cast<Token>(tokens.next_u64());
+    auto request = [&](const TokenRing& ring) {
+      Request req;
+      req.routed = routed;
+      req.token = token;
+      if (routed) req.replicas = ring.replicas(token, ReplicaOrder::Driver);
+      req.cl = i % 2 ? ConsistencyLevel::LocalQuorum : ConsistencyLevel::One;
+      req.now = static_cast<SimTime>(i) * kMs;
+      return req;
+    };
+    auto walk = [](Policy& p, const Request& req, PlanRandom& rnd, PlanArena& arena) {
+      arena.reset();
+      std::vector<HostId> out;
+      Plan* pl = p.new_plan(req, rnd, arena);
+      for (HostId x = pl->next(); x != kNoHost; x = pl->next()) out.push_back(x);
+      return out;
+    };
+    const auto a = walk(*pa, request(ring_a), rnd_a, arena_a);
+    const auto b = walk(*pb, request(ring_b), rnd_b, arena_b);
+    ASSERT_EQ(a, b) << "plan " << i;
+    ASSERT_EQ(rnd_a.shared_draws + rnd_a.thread_local_draws, rnd_b.shared_draws + rnd_b.thread_local_draws) << "plan " << i;
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(EveryRegisteredPolicy, PolicyContract,

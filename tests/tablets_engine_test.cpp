@@ -348,3 +348,28 @@ TEST(TabletsEngine, JoinsDrainsAndColdCachesAreDeterministic) {
 }
 
 }  // namespace lbsim::tablets_engine_test
+
+namespace lbsim::tablets_engine_test {
+
+TEST(TabletsEngine, NoNodeCoordinatesBeforeTheDriverKnowsIt) {
+  // Issue 44.1: 3 nodes, three more added at t = 20 s, a 10 s run: the joining nodes are in the
+  // topology from the start but not in the driver's metadata. At 50,000 op/s with 2 requests per
+  // connection the shard-aware connections of the replicas fill up (busy: the plan's next host)
+  // and the Rust driver's plan goes on to its "every local node, up or down" step, which listed
+  // the unjoined nodes too: n4, n5, n6 coordinated 124, 4,601 and 51,133 requests.
+  jsonin::Json doc = tablet_doc(3, 7, 50000, 10);
+  add_growth(doc, 20, 1000, 5200);
+  doc["policies"] = jsonin::Json::parse(R"([{"name": "rust", "policy": {"type": "RustDefault"}}])");
+  const RunResult r =
+      run_first(build(std::move(doc), {"client.connections=shard_aware", "client.max_requests_per_connection=2"}), "rust");
+  std::uint64_t busy = 0;
+  for (const auto& n : r.nodes) busy += n.busy_rejections;
+  EXPECT_GT(busy, 100000u);  // the replicas' connections were full: the later steps were reached
+  ASSERT_EQ(r.nodes.size(), 6u);
+  std::uint64_t joined = 0;
+  for (std::size_t n = 0; n < 3; ++n) joined += r.nodes[n].coordinator_ops;
+  EXPECT_GT(joined, 400000u);
+  for (std::size_t n = 3; n < 6; ++n) EXPECT_EQ(r.nodes[n].coordinator_ops, 0u) << r.nodes[n].id;
+}
+
+}  // namespace lbsim::tablets_engine_test

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "policies/java3/dc_round_robin.hpp"
+#include "policies/java3/java_hash_order.hpp"
 #include "policies/registry.hpp"
 
 namespace lbsim::policy {
@@ -74,20 +75,22 @@ class DcRoundRobin final : public Policy {
     const Topology& t = view.topology();
     topo_ = &t;
     per_dc_.assign(t.dcs.size(), CowList());
-    local_dc_ = resolve_dc(t, o_.local_dc);
+    keyed_.assign(t.dcs.size(), 0);
+    keys_.clear();
+    remote_order_.clear();
+    const StartupOrder start = java3_startup_order(view, o_.contact_points);
+    // The defaults are the first init() host's DC and rack (node 0 without contact points).
+    const HostId first = !o_.contact_points.empty() && start.init_hosts > 0 ? start.hosts[0] : 0;
+    local_dc_ = o_.local_dc || o_.contact_points.empty() || start.init_hosts == 0 ? resolve_dc(t, o_.local_dc)
+                                                                                  : t.node_dc[first];
     // The driver compares rack names; the default is the rack of the first host, whatever its DC.
     in_local_rack_.assign(t.size(), 0);
     if (o_.rack_aware && t.size() > 0) {
-      const std::string& rack = o_.local_rack ? *o_.local_rack : t.racks[t.node_rack[0]];
+      const std::string& rack = o_.local_rack ? *o_.local_rack : t.racks[t.node_rack[first]];
       for (HostId h = 0; h < t.size(); ++h) in_local_rack_[h] = t.racks[t.node_rack[h]] == rack ? 1 : 0;
     }
-    std::size_t n = 0;
-    for (HostId h = 0; h < view.size(); ++h)
-      if (view.is_up(h)) {
-        on_up(h);
-        ++n;
-      }
-    index_ = static_cast<std::uint32_t>(rng.below(std::max<std::size_t>(n, 1)));
+    for (HostId h : start.hosts) on_up(h);
+    index_ = static_cast<std::uint32_t>(rng.below(std::max<std::size_t>(start.init_hosts, 1)));
   }
 
   Distance distance(HostId h) const override {
@@ -114,6 +117,7 @@ class DcRoundRobin final : public Policy {
   // a down->up transition there, so addIfAbsent is equivalent and keeps plans duplicate-free.
   void on_up(HostId h) override {
     const std::uint32_t dc = topo_->node_dc[h];
+    if (!keyed_[dc]) add_key(dc);
     per_dc_[dc].add_if_absent(h);
     if (o_.rack_aware && dc == local_dc_)
       (in_local_rack_[h] ? local_rack_list_ : remote_racks_list_).add_if_absent(h);
@@ -126,8 +130,9 @@ class DcRoundRobin final : public Policy {
 
   // Used by DcPlan once the local lists are exhausted.
   bool stop_after_local(ConsistencyLevel cl) const { return !o_.allow_remote_dcs_for_local_cl && is_dc_local(cl); }
-  std::uint32_t dc_count() const { return static_cast<std::uint32_t>(per_dc_.size()); }
-  std::uint32_t local_dc() const { return local_dc_; }
+  // The remote DCs in the driver's visiting order (HashSet order of the map's keys, the local DC
+  // left out).
+  std::span<const std::uint32_t> remote_order() const { return remote_order_; }
   std::span<const HostId> remote_head(std::uint32_t dc) const {
     const auto all = per_dc_[dc].snapshot();
     return all.first(std::min<std::size_t>(all.size(), static_cast<std::size_t>(o_.used_hosts_per_remote_dc)));
@@ -136,7 +141,21 @@ class DcRoundRobin final : public Policy {
  private:
   DcRoundRobinOptions o_;
   const Topology* topo_ = nullptr;
+  // perDcLiveHosts' keys: a DC gets one when its first host comes up and keeps it.
+  void add_key(std::uint32_t dc) {
+    keyed_[dc] = 1;
+    keys_.push_back(dc);
+    std::vector<std::string> names;
+    for (std::uint32_t d : keys_) names.push_back(topo_->dcs[d]);
+    remote_order_.clear();
+    for (std::uint32_t i : java::hash_set_copy_order(names))
+      if (keys_[i] != local_dc_) remote_order_.push_back(keys_[i]);
+  }
+
   std::vector<CowList> per_dc_;
+  std::vector<std::uint8_t> keyed_;
+  std::vector<std::uint32_t> keys_;          // in insertion order
+  std::vector<std::uint32_t> remote_order_;  // in the driver's visiting order
   CowList local_rack_list_, remote_racks_list_;
   std::vector<std::uint8_t> in_local_rack_;
   std::uint32_t local_dc_ = kNoDc;
@@ -155,9 +174,8 @@ HostId DcPlan::next() {
       --remote_remaining_;
       return take({remote_, remote_n_});
     }
-    if (p_->stop_after_local(cl_) || next_dc_ >= p_->dc_count()) break;
-    const std::uint32_t dc = next_dc_++;
-    if (dc == p_->local_dc()) continue;
+    if (p_->stop_after_local(cl_) || next_dc_ >= p_->remote_order().size()) break;
+    const std::uint32_t dc = p_->remote_order()[next_dc_++];
     const std::span<const HostId> head = p_->remote_head(dc);
     remote_ = head.data();
     remote_n_ = remote_remaining_ = static_cast<std::uint32_t>(head.size());
@@ -167,9 +185,11 @@ HostId DcPlan::next() {
 }
 
 std::unique_ptr<Policy> make_dc_aware(const jsonin::Json& spec, const std::string& path, const BuildContext& ctx) {
-  jsonin::Object o(spec, path, {"type", "local_dc", "used_hosts_per_remote_dc", "allow_remote_dcs_for_local_cl"});
+  jsonin::Object o(spec, path,
+                   {"type", "local_dc", "used_hosts_per_remote_dc", "allow_remote_dcs_for_local_cl", "contact_points"});
   DcRoundRobinOptions opts;
   opts.local_dc = dc_param(o, "local_dc", ctx);
+  opts.contact_points = contact_points_param(o, ctx);
   opts.used_hosts_per_remote_dc = static_cast<int>(o.integer("used_hosts_per_remote_dc", 0, 1000000, 0));
   opts.allow_remote_dcs_for_local_cl = o.boolean("allow_remote_dcs_for_local_cl", false);
   return make_dc_round_robin(opts);
@@ -179,13 +199,32 @@ std::unique_ptr<Policy> make_dc_aware(const jsonin::Json& spec, const std::strin
 
 std::unique_ptr<Policy> make_dc_round_robin(const DcRoundRobinOptions& opts) { return std::make_unique<DcRoundRobin>(opts); }
 
+StartupOrder java3_startup_order(const ClusterView& view, const std::vector<std::string>& contact_points) {
+  StartupOrder out;
+  const Topology& t = view.topology();
+  std::vector<std::uint8_t> taken(t.size(), 0);
+  for (const std::string& id : contact_points) {
+    const auto h = t.node_index(id);  // checked when the spec was built with the topology
+    if (!h || !view.is_up(*h) || taken[*h]) continue;  // unreachable: onDown after init()
+    taken[*h] = 1;
+    out.hosts.push_back(*h);
+  }
+  out.init_hosts = out.hosts.size();
+  for (HostId h = 0; h < t.size(); ++h)
+    if (!taken[h] && view.is_up(h)) out.hosts.push_back(h);
+  if (contact_points.empty()) out.init_hosts = out.hosts.size();
+  return out;
+}
+
 LBSIM_REGISTER_POLICY(DCAwareRoundRobin, Driver::Java3,
                       "Java 3.x DCAwareRoundRobinPolicy: local-DC hosts round-robin (one index step per plan, "
                       "random start), then used_hosts_per_remote_dc hosts of each remote DC unless the CL is DC-local",
                       (std::vector<ParamInfo>{
-                          {"local_dc", "a datacenter of the topology", "the DC of the first host (the contact point)"},
+                          {"local_dc", "a datacenter of the topology", "the DC of the first reachable contact point, else of the first host"},
                           {"used_hosts_per_remote_dc", "0..1000000", "0"},
-                          {"allow_remote_dcs_for_local_cl", "true | false", "false"}}),
+                          {"allow_remote_dcs_for_local_cl", "true | false", "false"},
+                          {"contact_points", "an array of node ids",
+                           "none (init() over every up host, a uniform start)"}}),
                       make_dc_aware)
 
 }  // namespace lbsim::policy

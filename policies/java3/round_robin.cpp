@@ -2,9 +2,12 @@
 // - distance() is LOCAL for every host.
 // - The live hosts are a CopyOnWriteArrayList: addIfAbsent on up (a host coming back is appended
 //   at the end), remove on down.
-// - init() sets the index to a random value in [0, max(hosts, 1)).
+// - init() sets the index to a random value in [0, max(hosts, 1)), `hosts` being what init() gets:
+//   with `contact_points`, the reachable contact points only, the other hosts appended after them
+//   (onAdd); without, every up host in topology order (see java3/dc_round_robin.hpp, "Startup").
 // - A plan takes start = index++; when start > Integer.MAX_VALUE - 10000 the index is reset to
 //   0. It yields hosts[(start + k) mod n], k = 0..n-1, over the snapshot taken at creation.
+#include "policies/java3/dc_round_robin.hpp"
 #include "policies/plan_util.hpp"
 #include "policies/registry.hpp"
 
@@ -40,10 +43,11 @@ class RoundRobinPlan final : public Plan {
 
 class RoundRobin final : public Policy {
  public:
+  explicit RoundRobin(std::vector<std::string> contact_points) : contact_points_(std::move(contact_points)) {}
   void init(const ClusterView& view, Rng& rng) override {
-    for (HostId h = 0; h < view.size(); ++h)
-      if (view.is_up(h)) live_.add_if_absent(h);
-    index_ = static_cast<std::int32_t>(rng.below(std::max<std::size_t>(live_.size(), 1)));
+    const StartupOrder start = java3_startup_order(view, contact_points_);
+    for (HostId h : start.hosts) live_.add_if_absent(h);
+    index_ = static_cast<std::int32_t>(rng.below(std::max<std::size_t>(start.init_hosts, 1)));
   }
   Distance distance(HostId) const override { return Distance::Local; }
   Plan* new_plan(const Request&, PlanRandom&, PlanArena& arena) override {
@@ -57,19 +61,22 @@ class RoundRobin final : public Policy {
 
  private:
   static constexpr std::int32_t kIntMax = 0x7fffffff;
+  std::vector<std::string> contact_points_;
   CowList live_;
   std::int32_t index_ = 0;
 };
 
-std::unique_ptr<Policy> make_round_robin(const jsonin::Json& spec, const std::string& path, const BuildContext&) {
-  jsonin::Object o(spec, path, {"type"});
-  return std::make_unique<RoundRobin>();
+std::unique_ptr<Policy> make_round_robin(const jsonin::Json& spec, const std::string& path, const BuildContext& ctx) {
+  jsonin::Object o(spec, path, {"type", "contact_points"});
+  return std::make_unique<RoundRobin>(contact_points_param(o, ctx));
 }
 
 }  // namespace
 
 LBSIM_REGISTER_POLICY(RoundRobin, Driver::Java3,
                       "Java 3.x RoundRobinPolicy: every live host, rotated by one per plan from a random start",
-                      {}, make_round_robin)
+                      (std::vector<ParamInfo>{{"contact_points", "an array of node ids",
+                                               "none (init() over every up host, a uniform start)"}}),
+                      make_round_robin)
 
 }  // namespace lbsim::policy

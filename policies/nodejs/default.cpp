@@ -103,14 +103,24 @@ class NodeDefault final : public Policy {
     local_dc_ = d ? *d : kNoDc;
     allowed_ = filter_ids_ ? nodejs::node_mask(t, *filter_ids_) : std::vector<std::uint8_t>(view.size(), 1);
     local_hosts_.clear();
+    local_hosts_.reserve(view.size());
+    members_version_ = view.members_version();
     for (HostId h = 0; h < view.size(); ++h)
-      if (candidate(h)) local_hosts_.push_back(h);
+      if (candidate(h) && view.is_known(h)) local_hosts_.push_back(h);
     health_.assign(view.size(), HostHealth{});
     if (src_.nodejs) map_ = std::make_unique<nodejs::ReplicaMap>(t, *src_.nodejs);
   }
   Distance distance(HostId h) const override { return candidate(h) ? Distance::Local : Distance::Ignored; }
 
   Plan* new_plan(const Request& req, PlanRandom& rnd, PlanArena& arena) override {
+    if (view_->members_version() != members_version_) {
+      // The host map changed (a node joined or was removed): removed hosts leave the list, new
+      // ones are appended (a JavaScript Map's insertion order).
+      members_version_ = view_->members_version();
+      std::erase_if(local_hosts_, [&](HostId h) { return !view_->is_known(h); });
+      for (HostId h = 0; h < view_->size(); ++h)
+        if (candidate(h) && view_->is_known(h) && !contains(local_hosts_, h)) local_hosts_.push_back(h);
+    }
     seen(req.now);
     if (!req.routed) return arena.make<NodeDefaultPlan>(this, std::span<const HostId>{});
     const std::span<const HostId> replicas = nodejs::replicas_for(req, map_.get());
@@ -198,7 +208,8 @@ class NodeDefault final : public Policy {
   const ClusterView* view_ = nullptr;
   std::uint32_t local_dc_ = kNoDc;
   std::vector<std::uint8_t> allowed_;
-  std::vector<HostId> local_hosts_;  // _getFilteredLocalHosts()
+  std::vector<HostId> local_hosts_;  // _getFilteredLocalHosts(): the known hosts (ClusterView::is_known)
+  std::uint64_t members_version_ = 0;
   std::vector<HostHealth> health_;
   std::int64_t index_ = 0;
   SimTime last_seen_ = 0;

@@ -3,7 +3,7 @@
 // - No remote DCs at all in 4.x (usedHostsPerRemoteDc was removed in 4.0): distance() is LOCAL
 //   for hosts of `local_dc`, IGNORED for every other host.
 // - The local hosts are every host of the local DC in host-map order (lbsim: node order), up or
-//   down; the list changes only when hosts are added or removed, never on up/down.
+//   down; the list changes only when hosts are added (appended) or removed, never on up/down.
 // - `index` starts at 0 and is incremented BEFORE use (`this.index += 1`), so the first plan
 //   starts at local host 1; it is reset to 0 when it reaches 2^53 (utils.maxInt). A plan yields
 //   the n local hosts from position index mod n.
@@ -47,18 +47,29 @@ class NodeDcAwareRoundRobin final : public Policy {
     const Topology& t = view.topology();
     const auto d = t.dc_index(local_dc_name_);
     local_dc_ = d ? *d : kNoDc;
-    local_.clear();
+    local_ = CowList();
+    members_version_ = view.members_version();
     for (HostId h = 0; h < view.size(); ++h)
-      if (t.node_dc[h] == local_dc_) local_.push_back(h);
+      if (t.node_dc[h] == local_dc_ && view.is_known(h)) local_.add_if_absent(h);
   }
   Distance distance(HostId h) const override {
     return view_->dc(h) == local_dc_ ? Distance::Local : Distance::Ignored;
   }
   Plan* new_plan(const Request&, PlanRandom&, PlanArena& arena) override {
+    if (view_->members_version() != members_version_) {
+      // The host map changed (a node joined or was removed): removed hosts leave the list, new
+      // ones are appended (a JavaScript Map's insertion order).
+      members_version_ = view_->members_version();
+      for (HostId h = 0; h < view_->size(); ++h)
+        if (view_->dc(h) == local_dc_) {
+          if (view_->is_known(h)) local_.add_if_absent(h);
+          else local_.remove(h);
+        }
+    }
     index_ += 1;
     if (index_ >= kMaxInt) index_ = 0;
-    if (local_.empty()) return empty_plan(arena);
-    return arena.make<NodeRotationPlan>(view_, local_, index_);
+    if (local_.size() == 0) return empty_plan(arena);
+    return arena.make<NodeRotationPlan>(view_, local_.snapshot(), index_);
   }
 
  private:
@@ -66,7 +77,8 @@ class NodeDcAwareRoundRobin final : public Policy {
   std::string local_dc_name_;
   const ClusterView* view_ = nullptr;
   std::uint32_t local_dc_ = kNoDc;
-  std::vector<HostId> local_;
+  CowList local_;  // the known hosts of the local DC (ClusterView::is_known)
+  std::uint64_t members_version_ = 0;
   std::uint64_t index_ = 0;
 };
 

@@ -58,8 +58,11 @@ class PyRoundRobin final : public Policy {
     for (HostId h = 0; h < view.size(); ++h)
       if (view.is_up(h)) on_up(h);
     // populate(): randint(0, len(hosts) - 1) over every host handed to it (module-level random,
-    // once per process: the policy's init stream).
-    position_ = view.size() > 0 ? rng.below(view.size()) : 0;
+    // once per process: the policy's init stream): the metadata's hosts, up or down, not the
+    // nodes that have not joined yet (ClusterView::is_known).
+    std::size_t known = 0;
+    for (HostId h = 0; h < view.size(); ++h) known += view.is_known(h) ? 1 : 0;
+    position_ = known > 0 ? rng.below(known) : 0;
   }
 
   // Cluster.connect with contact points (round_robin.hpp): one draw, randint(0, C - 1); the control
@@ -201,27 +204,6 @@ HostId PyRrPlan::next() {
 }
 
 std::int64_t used_hosts_param(const jsonin::Object& o) { return o.integer("used_hosts_per_remote_dc", 0, 1000000, 0); }
-
-// "contact_points": a non-empty array of distinct node ids (checked against the topology when known).
-std::vector<std::string> contact_points_param(const jsonin::Object& o, const BuildContext& ctx) {
-  std::vector<std::string> out;
-  if (!o.has("contact_points")) return out;
-  const std::string path = o.path_of("contact_points");
-  const jsonin::Json& arr = jsonin::as_array(o.at("contact_points"), path);
-  for (std::size_t i = 0; i < arr.size(); ++i) {
-    const std::string p = jsonin::index_path(path, i);
-    std::string id = jsonin::as_string(arr[i], p);
-    if (ctx.topology != nullptr && !ctx.topology->node_index(id)) {
-      std::vector<std::string> ids;
-      for (const NodeSpec& n : ctx.topology->nodes) ids.push_back(n.id);
-      jsonin::fail(p, fmt::format("unknown node '{}'; valid: {}", id, jsonin::join(ids)));
-    }
-    if (std::find(out.begin(), out.end(), id) != out.end())
-      jsonin::fail(p, fmt::format("node '{}' is listed twice (the driver resolves each contact point once)", id));
-    out.push_back(std::move(id));
-  }
-  return out;
-}
 
 std::unique_ptr<Policy> make_dc_aware_spec(const jsonin::Json& spec, const std::string& path, const BuildContext& ctx) {
   jsonin::Object o(spec, path, {"type", "local_dc", "used_hosts_per_remote_dc", "contact_points"});

@@ -36,7 +36,8 @@
 // lbsim takes the peers' rows in topology order (assumed: the real order is the scan order of the
 // server's system.peers table, which lbsim does not know), and treats the contact points' set order
 // as the order given (the control host is uniform over them either way).
-// Without `contact_points`, the approximation below: populate() over every host.
+// Without `contact_points`, the approximation below: populate() over every host of the metadata
+// (ClusterView::is_known: not the nodes that have not joined yet).
 // Approximations:
 // - populate() builds each tuple from a set, so the driver's order inside a DC is the hash order of
 //   the hosts' endpoints (randomized per process by PYTHONHASHSEED); lbsim uses topology order,

@@ -13,7 +13,9 @@
 //   only the global primary, else ToBeComputedInFallback (pick() yields nothing, fallback decides).
 //   No replica: pick_node over the preferred DC's nodes (all nodes without a preference), each a
 //   random rotation of the ring-ordered node list: alive local-rack, alive local, alive any (if
-//   failover), then any enabled (down or not) local, then any enabled node (if failover).
+//   failover), then any enabled (down or not) local, then any enabled node (if failover). The
+//   node lists are the driver's metadata (ClusterState): a node that has not joined, or whose
+//   removal the driver has learned, is in no list and draws no rotation (ClusterView::is_known).
 // - fallback(): alive replicas per tier (rack, DC, any), each tier shuffled (non-LWT) or in ring
 //   order (LWT); then alive local-rack nodes, alive local nodes and alive nodes (if failover), each
 //   a fresh random rotation; then every local node and every node (if failover) in ring order; the
@@ -198,12 +200,12 @@ class RustDefault final : public Policy {
       toks_.insert(toks_.end(), tk.begin(), tk.end());
       tok_off_[h + 1] = toks_.size();
     }
-    all_nodes_.resize(n);
-    for (HostId h = 0; h < n; ++h) all_nodes_[h] = h;
-    std::sort(all_nodes_.begin(), all_nodes_.end(), [&](HostId a, HostId b) { return toks_[tok_off_[a]] < toks_[tok_off_[b]]; });
-    local_nodes_.clear();
-    for (HostId h : all_nodes_)
-      if (local_[h]) local_nodes_.push_back(h);
+    ring_nodes_.resize(n);
+    for (HostId h = 0; h < n; ++h) ring_nodes_[h] = h;
+    std::sort(ring_nodes_.begin(), ring_nodes_.end(), [&](HostId a, HostId b) { return toks_[tok_off_[a]] < toks_[tok_off_[b]]; });
+    all_nodes_.reserve(n);  // no allocation when the members change
+    local_nodes_.reserve(n);
+    list_members();
     if (!o_.shuffle_replicas) fixed_seed_ = rng.next_u64();
     stats_.assign(n, LatencyStat{});
     min_us_ = -1;
@@ -214,6 +216,7 @@ class RustDefault final : public Policy {
   int distance_tier(HostId h) const override { return rack_[h] ? 0 : (local_[h] ? 1 : 2); }
 
   Plan* new_plan(const Request& req, PlanRandom& rnd, PlanArena& arena) override {
+    if (view_->members_version() != members_version_) list_members();
     if (o_.latency) advance(req.now);
     std::span<const HostId> replicas;
     if (o_.token_aware && req.routed) replicas = req.replicas;
@@ -283,6 +286,18 @@ class RustDefault final : public Policy {
   }
   HostId pick_random_replica(std::span<const HostId> set, Where w, SimTime now, CallRng g, bool penalty = true) const;
   HostId pick_node(std::span<const HostId> nodes, Where w, bool alive, SimTime now, PlanRandom& rnd) const;
+  // The node lists of the driver's ClusterState: the known hosts (ClusterView::is_known), ring
+  // ordered; the rotations are drawn over them.
+  void list_members() {
+    members_version_ = view_->members_version();
+    all_nodes_.clear();
+    local_nodes_.clear();
+    for (HostId h : ring_nodes_)
+      if (view_->is_known(h)) {
+        all_nodes_.push_back(h);
+        if (local_[h]) local_nodes_.push_back(h);
+      }
+  }
   // Ticks of the min-average updater up to `now`: averages only change at events, so one
   // recomputation stands for every tick since the last event.
   void advance(SimTime now) {
@@ -303,7 +318,9 @@ class RustDefault final : public Policy {
   std::vector<std::uint8_t> rack_, local_;
   std::vector<std::size_t> tok_off_;
   std::vector<Token> toks_;
-  std::vector<HostId> all_nodes_, local_nodes_;
+  std::vector<HostId> ring_nodes_;               // every node of the topology, by lowest token
+  std::vector<HostId> all_nodes_, local_nodes_;  // the known ones
+  std::uint64_t members_version_ = 0;
   std::optional<std::uint64_t> fixed_seed_;
   std::vector<LatencyStat> stats_;
   SimTime min_us_ = -1;

@@ -265,7 +265,7 @@ void Simulation::Impl::driver_mark_down(NodeId n, const char* by) {
 }
 
 void Simulation::Impl::driver_mark_up(NodeId n, const char* by) {
-  if (view_.is_up(n)) return;
+  if (view_.is_up(n) || !view_.is_known(n)) return;  // no pool to a host outside the metadata
   view_.set_up(n, true);
   policy_->on_up(n);
   DetectNode& d = dnodes_[n];

@@ -183,6 +183,9 @@ struct Simulation::Impl {
     bool up;
     bool driver;  // false: server (gossip) view
     const TokenRing* ring = nullptr;  // vnode changes: the driver's token map from then on
+    // Driver detections of topology changes: +1 the node joins the driver's metadata (known), -1
+    // it leaves it (ClusterView::is_known); 0 a state change only.
+    std::int8_t member = 0;
   };
 
   Impl(const Scenario& sc, const PolicyEntry& entry, std::unique_ptr<policy::Policy> pol, std::uint64_t seed);
@@ -252,7 +255,7 @@ struct Simulation::Impl {
   void stream_node_change(NodeId n, int delta);  // a stream on node n began (+1) or ended (-1)
   SimTime stream_time_at(NodeId n, SimTime t) const;
   void leave_if_drained(NodeId n);
-  void schedule_detection(NodeId n, bool up, const TokenRing* ring = nullptr);
+  void schedule_detection(NodeId n, bool up, const TokenRing* ring = nullptr, std::int8_t member = 0);
   // Vnode keyspaces: one ring change at a time (later events wait), streaming then switching.
   void start_vnode_change(std::uint32_t idx);
   void on_change_done(std::uint32_t idx);

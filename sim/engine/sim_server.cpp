@@ -466,19 +466,22 @@ void Simulation::Impl::on_detect(std::uint32_t idx) {
     }
     return;
   }
-  if (multi_) {  // every loader's driver learns it at the same time
-    for (const auto& L : loaders_) {
-      if (L->view->is_up(d.node) == d.up) continue;
-      L->view->set_up(d.node, d.up);
-      if (d.up) L->policy->on_up(d.node);
-      else L->policy->on_down(d.node);
+  // A joining node enters the driver's metadata before its UP reaches the policy; a leaving one
+  // leaves it after its DOWN (ClusterView::is_known).
+  auto learn = [&](policy::ClusterView& view, policy::Policy& pol) {
+    if (d.member > 0) view.set_known(d.node, true);
+    if (view.is_up(d.node) != d.up) {
+      view.set_up(d.node, d.up);
+      if (d.up) pol.on_up(d.node);
+      else pol.on_down(d.node);
     }
+    if (d.member < 0) view.set_known(d.node, false);
+  };
+  if (multi_) {  // every loader's driver learns it at the same time
+    for (const auto& L : loaders_) learn(*L->view, *L->policy);
     return;
   }
-  if (view_.is_up(d.node) == d.up) return;
-  view_.set_up(d.node, d.up);
-  if (d.up) policy_->on_up(d.node);
-  else policy_->on_down(d.node);
+  learn(view_, *policy_);
 }
 
 }  // namespace lbsim

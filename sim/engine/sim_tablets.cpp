@@ -43,6 +43,7 @@ void Simulation::Impl::init_tablets() {
   // Nodes that join later are unknown to the driver and the coordinators until they join.
   for (NodeId n = initial; n < n_; ++n) {
     view_.set_up(n, false);
+    view_.set_known(n, false);
     server_up_[n] = 0;
   }
   for (std::uint32_t i = 0; i < ch.events.size(); ++i) q_.push(ch.events[i].at, kChange, i);
@@ -190,10 +191,10 @@ void Simulation::Impl::tablet_learn(std::uint32_t cr) {
   ++tc_.cache_updates;
 }
 
-void Simulation::Impl::schedule_detection(NodeId n, bool up, const TokenRing* ring) {
+void Simulation::Impl::schedule_detection(NodeId n, bool up, const TokenRing* ring, std::int8_t member) {
   const auto at_driver = now_ + sc_.faults.driver_detection;
   const auto at_server = now_ + sc_.faults.server_detection;
-  detections_.push_back({at_driver, n, up, true, ring});
+  detections_.push_back({at_driver, n, up, true, ring, member});
   q_.push(at_driver, kDetect, static_cast<std::uint32_t>(detections_.size() - 1));
   detections_.push_back({at_server, n, up, false});
   q_.push(at_server, kDetect, static_cast<std::uint32_t>(detections_.size() - 1));
@@ -218,7 +219,7 @@ void Simulation::Impl::on_change(std::uint32_t idx) {
         // driver learns of it after its detection delay.
         bnodes_[n].shards = sc_.nodes.shards;
         server_up_[n] = 1;
-        schedule_detection(n, true);
+        schedule_detection(n, true, nullptr, +1);
         break;
       case ChangeKind::Decommission:
         bnodes_[n].draining = true;
@@ -354,7 +355,11 @@ void Simulation::Impl::leave_if_drained(NodeId n) {
   bnodes_[n].draining = false;
   if (nodes_.up(n)) {
     nodes_.set_down(n, now_);
-    schedule_detection(n, false);
+    schedule_detection(n, false, nullptr, -1);
+  } else {  // removed: already down (and detected so); the driver drops it from its metadata
+    const auto at = now_ + sc_.faults.driver_detection;
+    detections_.push_back({at, n, false, true, nullptr, -1});
+    q_.push(at, kDetect, static_cast<std::uint32_t>(detections_.size() - 1));
   }
 }
 
@@ -406,15 +411,15 @@ void Simulation::Impl::on_change_done(std::uint32_t idx) {
   ++migrations_done_;
   for (NodeId n : e.nodes) {
     switch (e.kind) {
-      case ChangeKind::AddNode: schedule_detection(n, true, sring_); break;
+      case ChangeKind::AddNode: schedule_detection(n, true, sring_, +1); break;
       case ChangeKind::Decommission:
         if (nodes_.up(n)) nodes_.set_down(n, now_);  // it leaves: stops serving
-        schedule_detection(n, false, sring_);
+        schedule_detection(n, false, sring_, -1);
         break;
       case ChangeKind::RemoveNode: {
         // Already down (and detected as such): only the driver's token map changes.
         const auto at = now_ + sc_.faults.driver_detection;
-        detections_.push_back({at, n, false, true, sring_});
+        detections_.push_back({at, n, false, true, sring_, -1});
         q_.push(at, kDetect, static_cast<std::uint32_t>(detections_.size() - 1));
         break;
       }
