@@ -45,13 +45,12 @@ namespace fs = std::filesystem;
 
 // `--physics FILE`: the --set assignments of an `lbsim fit` fragment (sim/fit/fit.hpp).
 std::vector<std::string> physics_file_sets(const std::string& file) {
-  std::ifstream in(file);
-  if (!in) throw ConfigError(file, "cannot read the --physics file");
   nlohmann::json j;
   try {
-    j = nlohmann::json::parse(in);
-  } catch (const nlohmann::json::parse_error& e) {
-    throw ConfigError(file, std::string("not JSON (") + e.what() + "); expected the fragment `lbsim fit --out` writes");
+    j = jsonin::load_file(file);
+  } catch (const ConfigError& e) {
+    if (!e.message().starts_with("not valid JSON")) throw;
+    throw ConfigError(e.path(), e.message() + "; expected the fragment `lbsim fit --out` writes");
   }
   return fit::physics_sets(j, file);
 }
@@ -137,8 +136,7 @@ int run_replicates(const Scenario& sc, const std::vector<const PolicyEntry*>& ch
 
 // A report file as written (key order kept), for `--json` output of a resumed run.
 nlohmann::ordered_json read_report(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  return nlohmann::ordered_json::parse(std::string(std::istreambuf_iterator<char>(in), {}));
+  return jsonin::load_file_ordered(path);
 }
 
 // Refuses, before any output, a run estimated at more than an hour of wall time (the engine does
