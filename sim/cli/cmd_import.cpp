@@ -28,7 +28,10 @@ namespace fs = std::filesystem;
 
 std::string read_text(const std::string& file) {
   std::error_code ec;
-  if (!fs::is_regular_file(file, ec)) throw ConfigError(file, "no such file");
+  if (!fs::exists(file, ec)) throw ConfigError(file, "no such file");
+  if (!fs::is_regular_file(file, ec))
+    throw ConfigError(file, "not a regular file (a folder or a device); expected nodetool output, a ring CSV or a "
+                            "cassandra-rackdc.properties file");
   return read_text_file(file, "a text file: nodetool output, a ring CSV or a cassandra-rackdc.properties file");
 }
 
