@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "sim/core/error.hpp"
+#include "sim/core/json_reader.hpp"
 #include "sim/engine/simulation.hpp"
 #include "sim/metrics/hlog.hpp"
 #include "sim/report/report_json.hpp"
@@ -26,7 +27,7 @@ std::optional<nlohmann::json> existing_report(const std::string& path, const Run
   std::stringstream ss;
   ss << in.rdbuf();
   try {
-    auto j = nlohmann::json::parse(ss.str());
+    auto j = jsonin::parse_text(ss.str(), path);  // a repeated key: not a finished report, run again
     if (j.value("schema", std::string()) == kReportSchema && j["scenario"].value("hash", std::string()) == job.scenario->hash &&
         j["policy"].value("name", std::string()) == job.policy->name && j.value("seed", std::uint64_t{0}) == job.seed)
       return j;
