@@ -7,10 +7,13 @@
 #include "sim/core/json_reader.hpp"
 #include "sim/report/aggregate.hpp"
 #include "sim/report/compare.hpp"
+#include "sim/report/report_shape.hpp"
 #include "sim/runner/sweep.hpp"
 
 namespace lbsim::cli {
 namespace {
+
+std::string compare_text(const std::vector<std::string>& inputs, CompareOptions& o);
 
 int run_compare(const std::vector<std::string>& args) {
   po::options_description opts("options");
@@ -42,19 +45,30 @@ int run_compare(const std::vector<std::string>& args) {
   o.force = vm["mix-scenarios"].as<bool>() || deprecated_option("compare", vm, "force", "--mix-scenarios");
   // A sweep document: its points as one long table (csv, md), or its tables (text), or itself (json).
   const auto inputs = vm["inputs"].as<std::vector<std::string>>();
+  std::string text;
+  try {
+    text = compare_text(inputs, o);
+  } catch (const nlohmann::json::exception& e) {
+    throw malformed_documents(inputs, e);
+  }
+  std::cout << text;
+  return 0;
+}
+
+// The output of `lbsim compare` on `inputs`.
+std::string compare_text(const std::vector<std::string>& inputs, CompareOptions& o) {
   if (inputs.size() == 1 && std::filesystem::is_regular_file(inputs[0])) {
     const nlohmann::json doc = jsonin::load_file(inputs[0]);
     if (doc.is_object() && doc.value("schema", std::string()) == kSweepSchema) {
+      check_sweep_shape(doc, inputs[0]);
       if (o.format == CompareFormat::Csv || o.format == CompareFormat::Markdown)
-        std::cout << sweep_rows(doc, o.format == CompareFormat::Markdown);
-      else if (o.format == CompareFormat::Json) std::cout << doc.dump(1) << "\n";
-      else std::cout << sweep_table(doc);
-      return 0;
+        return sweep_rows(doc, o.format == CompareFormat::Markdown);
+      if (o.format == CompareFormat::Json) return doc.dump(1) + "\n";
+      return sweep_table(doc);
     }
   }
   const auto reports = load_reports(inputs, &o.files);
-  std::cout << render_comparison(compare_reports(reports, o), o.format);
-  return 0;
+  return render_comparison(compare_reports(reports, o), o.format);
 }
 
 }  // namespace

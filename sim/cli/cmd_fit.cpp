@@ -14,6 +14,7 @@
 
 #include "sim/cli/command.hpp"
 #include "sim/core/error.hpp"
+#include "sim/core/text_input.hpp"
 #include "sim/fit/fit.hpp"
 #include "sim/fit/parsers.hpp"
 #include "sim/report/report_json.hpp"
@@ -23,12 +24,9 @@ namespace {
 
 namespace fs = std::filesystem;
 
+// One line is at most 1 MiB (sim/core/text_input.hpp): `lbsim fit /dev/zero` fails after 1 MiB.
 std::string slurp(const std::string& file) {
-  std::ifstream in(file, std::ios::binary);
-  if (!in) throw ConfigError(file, "cannot read the file");
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
+  return read_text_file(file, "one of the formats lbsim fit reads (lbsim fit --help; docs/fit.md)");
 }
 
 int run_fit(const std::vector<std::string>& args) {

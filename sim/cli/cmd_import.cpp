@@ -18,6 +18,7 @@
 #include "sim/config/import.hpp"
 #include "sim/config/scenario.hpp"
 #include "sim/config/topology_file.hpp"
+#include "sim/core/text_input.hpp"
 #include "sim/report/report_json.hpp"
 
 namespace lbsim::cli {
@@ -27,11 +28,11 @@ namespace fs = std::filesystem;
 
 std::string read_text(const std::string& file) {
   std::error_code ec;
-  if (!fs::is_regular_file(file, ec)) throw ConfigError(file, "no such file");
-  std::ifstream in(file, std::ios::binary);
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
+  if (!fs::exists(file, ec)) throw ConfigError(file, "no such file");
+  if (!fs::is_regular_file(file, ec))
+    throw ConfigError(file, "not a regular file (a folder or a device); expected nodetool output, a ring CSV or a "
+                            "cassandra-rackdc.properties file");
+  return read_text_file(file, "a text file: nodetool output, a ring CSV or a cassandra-rackdc.properties file");
 }
 
 // The topology file that goes beside the scenario `out`: "my.json" -> "my.topology.json".

@@ -4,6 +4,7 @@
 #include <iostream>
 
 #include "sim/cli/command.hpp"
+#include "sim/report/report_shape.hpp"
 #include "sim/core/error.hpp"
 #include "sim/report/html_report.hpp"
 #include "sim/report/report_json.hpp"
@@ -31,8 +32,16 @@ int run_report(const std::vector<std::string>& args) {
   o.baseline = vm["baseline"].as<std::string>();
   o.force = vm["mix-scenarios"].as<bool>() || deprecated_option("report", vm, "force", "--mix-scenarios");
   const std::string out = vm[old_out ? "output" : "out"].as<std::string>();
-  const ReportInputs in = load_report_inputs(vm["inputs"].as<std::vector<std::string>>());
-  write_file_atomic(out, render_html_report(in, o));
+  const auto inputs = vm["inputs"].as<std::vector<std::string>>();
+  ReportInputs in;
+  std::string html;
+  try {
+    in = load_report_inputs(inputs);
+    html = render_html_report(in, o);
+  } catch (const nlohmann::json::exception& e) {
+    throw malformed_documents(inputs, e);
+  }
+  write_file_atomic(out, html);
   std::cout << "wrote " << out << " (" << in.reports.size() << " reports, " << in.aggregates.size() << " aggregates, "
             << in.sweeps.size() << " sweeps)\n";
   return 0;

@@ -131,8 +131,7 @@ int run_replicates(const Scenario& sc, const std::vector<const PolicyEntry*>& ch
 
 // A report file as written (key order kept), for `--json` output of a resumed run.
 nlohmann::ordered_json read_report(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  return nlohmann::ordered_json::parse(std::string(std::istreambuf_iterator<char>(in), {}));
+  return jsonin::load_file_ordered(path);
 }
 
 // Refuses, before any output, a run estimated at more than an hour of wall time (the engine does

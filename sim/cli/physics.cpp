@@ -6,18 +6,18 @@
 
 #include "sim/config/scenario.hpp"
 #include "sim/core/error.hpp"
+#include "sim/core/json_reader.hpp"
 #include "sim/fit/fit.hpp"
 
 namespace lbsim::cli {
 
 std::vector<std::string> physics_sets(const std::string& file, const std::string& scenario) {
-  std::ifstream in(file);
-  if (!in) throw ConfigError(file, "cannot read the --physics file");
   nlohmann::json j;
   try {
-    j = nlohmann::json::parse(in);
-  } catch (const nlohmann::json::parse_error& e) {
-    throw ConfigError(file, std::string("not JSON (") + e.what() + "); expected the fragment `lbsim fit --out` writes");
+    j = jsonin::load_file(file);  // refuses repeated keys, naming the file and the pointer
+  } catch (const ConfigError& e) {
+    if (!e.message().starts_with("not valid JSON")) throw;
+    throw ConfigError(e.path(), e.message() + "; expected the fragment `lbsim fit --out` writes");
   }
   std::vector<std::string> sets = fit::physics_sets(j, file);
   try {

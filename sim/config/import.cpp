@@ -9,7 +9,10 @@
 
 #include <fmt/format.h>
 
+#include <arpa/inet.h>
+
 #include "sim/core/error.hpp"
+#include "sim/core/text_input.hpp"
 
 namespace lbsim {
 
@@ -40,15 +43,62 @@ bool parse_token(const std::string& s, Token& t) {
   throw ConfigError(fmt::format("{}:{}", source, line), what);
 }
 
+constexpr const char* kTokenRange = "[-9223372036854775808, 9223372036854775807]";
+
+// `s` as a token, or the line's error: a number out of Murmur3's range, or not an integer.
+Token token_or_fail(const std::string& s, const std::string& source, std::size_t line, const char* expected) {
+  Token t = 0;
+  if (parse_token(s, t)) return t;
+  std::int64_t v = 0;
+  const char* b = s.data() + (!s.empty() && s[0] == '+' ? 1 : 0);
+  const auto [p, ec] = std::from_chars(b, s.data() + s.size(), v);
+  if (ec == std::errc::result_out_of_range && p == s.data() + s.size())
+    bad_line(source, line, fmt::format("token {} is out of range {} (Murmur3 tokens)", s, kTokenRange));
+  bad_line(source, line, fmt::format("'{}' is not a token (an integer in {}); expected {}", s, kTokenRange, expected));
+}
+
+// A word that reads as a number (digits, signs, a point, an exponent): where nodetool prints a token.
+bool numeric(const std::string& w) {
+  bool digit = false;
+  for (const char c : w) {
+    if (c >= '0' && c <= '9') digit = true;
+    else if (c != '+' && c != '-' && c != '.' && c != 'e' && c != 'E') return false;
+  }
+  return digit;
+}
+
+bool is_ip_address(std::string w) {
+  if (w.size() > 2 && w.front() == '[' && w.back() == ']') w = w.substr(1, w.size() - 2);
+  if (const auto slash = w.find('/'); slash != std::string::npos) w = w.substr(0, slash);  // "/10.0.0.1" forms
+  unsigned char buf[16];
+  return inet_pton(AF_INET, w.c_str(), buf) == 1 || inet_pton(AF_INET6, w.c_str(), buf) == 1;
+}
+
+constexpr const char* kRingRow = "a `nodetool ring` row ADDRESS RACK STATUS STATE LOAD OWNS TOKEN";
+
 // Nodes in order of first appearance, by address.
 struct Builder {
   std::vector<NodeSpec> nodes;
   std::map<std::string, std::size_t> index;
+  std::vector<std::size_t> first_line;  // per node, the line that placed it
   std::set<Token> owned;
-  NodeSpec& node(const std::string& address, const std::string& dc, const std::string& rack) {
+  // One address is one node: a second DC or rack for it is an error (a node has one place).
+  NodeSpec& node(const std::string& address, const std::string& dc, const std::string& rack, const std::string& source,
+                 std::size_t line) {
     auto [it, fresh] = index.emplace(address, nodes.size());
-    if (fresh) nodes.push_back({address, dc, rack, {}});
+    if (fresh) {
+      nodes.push_back({address, dc, rack, {}});
+      first_line.push_back(line);
+    }
     NodeSpec& n = nodes[it->second];
+    const std::size_t first = first_line[it->second];
+    if (!dc.empty() && !n.dc.empty() && dc != n.dc)
+      bad_line(source, line, fmt::format("address {} is in datacenter '{}' here and in '{}' at line {}; a node has one "
+                                         "datacenter",
+                                         address, dc, n.dc, first));
+    if (!rack.empty() && !n.rack.empty() && rack != n.rack)
+      bad_line(source, line, fmt::format("address {} is on rack '{}' here and on '{}' at line {}; a node has one rack",
+                                         address, rack, n.rack, first));
     if (n.dc.empty()) n.dc = dc;
     if (n.rack.empty()) n.rack = rack;
     return n;
@@ -71,13 +121,20 @@ std::string field(const std::string& s, const std::string& key, std::size_t from
 }  // namespace
 
 ImportedRing parse_ring_text(const std::string& text, ImportFormat format, const std::string& source) {
+  const char* expected = format == ImportFormat::NodetoolRing   ? "`nodetool ring` output"
+                         : format == ImportFormat::Describering ? "`nodetool describering` output"
+                                                                : "a ring CSV (address,dc,rack,tokens)";
+  refuse_binary(text, source, expected);
   Builder b;
   std::istringstream in(text);
   std::string dc;
   std::size_t lineno = 0;
   bool header_skipped = false;
+  std::size_t first_unread = 0;  // nodetool ring: the first line skipped as neither data nor decoration
+  std::string unread;
   for (std::string raw; std::getline(in, raw);) {
     ++lineno;
+    if (raw.size() > kMaxLineBytes) fail_long_line(source, lineno, expected);
     const std::string line = trim(raw);
     if (line.empty() || line[0] == '#') continue;
     if (format == ImportFormat::NodetoolRing) {
@@ -85,18 +142,36 @@ ImportedRing parse_ring_text(const std::string& text, ImportFormat format, const
         dc = trim(line.substr(11));
         continue;
       }
+      // Decoration: the "=====" rule under "Datacenter:", the "Address Rack Status ..." header,
+      // notes ("Note: Non-system keyspaces ...", "Warning: ..."). The ring's last token stands
+      // alone on the line after the header. A data row starts with an IP address, or ends with a
+      // number, or has its status (Up, Down, ?) third: such a line must read completely.
+      if (line.find_first_not_of("=-") == std::string::npos) continue;
       const auto w = words(line);
-      // Token lines start with an address (IPv4, IPv6 or a host name) and end with a token; the
-      // header ("Address Rack Status ...") and separators ("=====") do not end with a number.
-      Token t = 0;
-      if (w.size() < 3 || !parse_token(w.back(), t) || w[0] == "Address") continue;
-      if (w.size() == 1) continue;
-      NodeSpec& n = b.node(w[0], dc.empty() ? "datacenter1" : dc, w[1]);
+      if (w[0] == "Address" || (w[0].size() > 1 && w[0].back() == ':' && !is_ip_address(w[0]))) continue;
+      if (w.size() == 1 && numeric(w[0]) && !is_ip_address(w[0])) {
+        (void)token_or_fail(w[0], source, lineno, "the ring's last token alone on the line after the header");
+        continue;
+      }
+      const bool row = is_ip_address(w[0]) || (w.size() > 1 && numeric(w.back())) ||
+                       (w.size() >= 3 && (w[2] == "Up" || w[2] == "Down" || w[2] == "?"));
+      if (!row) {
+        if (first_unread == 0) {
+          first_unread = lineno;
+          unread = line.substr(0, 60);
+        }
+        continue;
+      }
+      if (w.size() < 3)
+        bad_line(source, lineno, fmt::format("{} column(s); expected {}", w.size(), kRingRow));
+      const Token t = token_or_fail(w.back(), source, lineno, kRingRow);
+      NodeSpec& n = b.node(w[0], dc.empty() ? "datacenter1" : dc, w[1], source, lineno);
       b.add_token(n, t, source, lineno);
     } else if (format == ImportFormat::Describering) {
       if (line.find("TokenRange(") == std::string::npos) continue;
-      Token end = 0;
-      if (!parse_token(field(line, "end_token"), end)) bad_line(source, lineno, "no end_token in a TokenRange");
+      const std::string end_text = field(line, "end_token");
+      if (end_text.empty()) bad_line(source, lineno, "no end_token in a TokenRange");
+      const Token end = token_or_fail(end_text, source, lineno, "TokenRange(start_token:S, end_token:E, ...)");
       const auto details = line.find("endpoint_details:");
       if (details == std::string::npos) bad_line(source, lineno, "no endpoint_details in a TokenRange");
       // The primary owner: the first EndpointDetails; the others only register their DC/rack.
@@ -107,7 +182,7 @@ ImportedRing parse_ring_text(const std::string& text, ImportFormat format, const
         const std::string d = field(line, "datacenter", at);
         const std::string r = field(line, "rack", at);
         if (host.empty()) bad_line(source, lineno, "EndpointDetails without host");
-        NodeSpec& n = b.node(host, d, r);
+        NodeSpec& n = b.node(host, d, r, source, lineno);
         if (first) b.add_token(n, end, source, lineno);
         first = false;
       }
@@ -122,17 +197,20 @@ ImportedRing parse_ring_text(const std::string& text, ImportFormat format, const
       }
       header_skipped = true;
       if (cols.size() != 4) bad_line(source, lineno, fmt::format("expected 4 columns address,dc,rack,tokens, got {}", cols.size()));
-      NodeSpec& n = b.node(cols[0], cols[1], cols[2]);
+      if (cols[0].empty() || cols[1].empty() || cols[2].empty())
+        bad_line(source, lineno, "an empty address, dc or rack; expected address,dc,rack,tokens");
+      NodeSpec& n = b.node(cols[0], cols[1], cols[2], source, lineno);
       std::string toks = cols[3];
       std::replace(toks.begin(), toks.end(), ';', ' ');
-      for (const auto& w : words(toks)) {
-        Token t = 0;
-        if (!parse_token(w, t)) bad_line(source, lineno, "'" + w + "' is not a token (a signed 64-bit integer)");
-        b.add_token(n, t, source, lineno);
-      }
+      for (const auto& w : words(toks)) b.add_token(n, token_or_fail(w, source, lineno, "address,dc,rack,tokens"), source, lineno);
     }
   }
-  if (b.nodes.empty()) throw ConfigError(source, "no node found (is this the output of the format given?)");
+  if (b.nodes.empty()) {
+    if (first_unread > 0)
+      bad_line(source, first_unread, fmt::format("no node found: '{}' is not {} (is this the output of the format given?)",
+                                                 unread, kRingRow));
+    throw ConfigError(source, fmt::format("no node found (is this {}?)", expected));
+  }
   ImportedRing out;
   for (auto& n : b.nodes) {
     if (n.dc.empty()) n.dc = "datacenter1";
@@ -145,6 +223,8 @@ ImportedRing parse_ring_text(const std::string& text, ImportFormat format, const
 }
 
 void apply_rackdc(NodeSpec& node, const std::string& properties, const std::string& source) {
+  constexpr const char* kExpected = "a cassandra-rackdc.properties file (dc=NAME, rack=NAME lines)";
+  refuse_binary(properties, source, kExpected);
   std::istringstream in(properties);
   std::size_t lineno = 0;
   for (std::string raw; std::getline(in, raw);) {
@@ -152,8 +232,10 @@ void apply_rackdc(NodeSpec& node, const std::string& properties, const std::stri
     const std::string line = trim(raw);
     if (line.empty() || line[0] == '#') continue;
     const auto eq = line.find('=');
-    if (eq == std::string::npos) bad_line(source, lineno, "expected key=value");
+    if (raw.size() > kMaxLineBytes) fail_long_line(source, lineno, kExpected);
+    if (eq == std::string::npos) bad_line(source, lineno, std::string("expected key=value; expected ") + kExpected);
     const std::string k = trim(line.substr(0, eq)), v = trim(line.substr(eq + 1));
+    if ((k == "dc" || k == "rack") && v.empty()) bad_line(source, lineno, k + "= is empty; expected " + kExpected);
     if (k == "dc") node.dc = v;
     else if (k == "rack") node.rack = v;
   }
@@ -179,7 +261,11 @@ Replication parse_rf_option(const std::string& text) {
     const auto [p, ec] = std::from_chars(v.data(), v.data() + v.size(), rf);
     if (eq == std::string::npos || eq == 0 || ec != std::errc() || p != v.data() + v.size() || rf < 1)
       throw ConfigError("--rf", "'" + item + "': expected DC=RF with RF >= 1");
-    r.dc_rf.emplace_back(item.substr(0, eq), rf);
+    const std::string dc = item.substr(0, eq);
+    for (const auto& [d, n] : r.dc_rf)
+      if (d == dc)
+        throw ConfigError("--rf", fmt::format("'{}': datacenter {} is given twice ({}={} before); give each DC once", text, dc, d, n));
+    r.dc_rf.emplace_back(dc, rf);
   }
   return r;
 }

@@ -436,7 +436,7 @@ void apply_set(Json& doc, const std::string& assignment) {
   }
   Json value;
   try {
-    value = Json::parse(text);
+    value = jsonin::parse_value(text, "--set " + assignment);  // a repeated key is refused
   } catch (const Json::exception&) {  // parse_error, or out_of_range for a number like 1e400
     value = text;  // a bare string
   }

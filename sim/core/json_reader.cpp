@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <fstream>
 #include <limits>
+#include <set>
 #include <sstream>
 
 #include <fmt/format.h>
@@ -84,11 +85,58 @@ void check_depth(const std::string& text, const std::string& what) {
 }
 }  // namespace
 
-Json parse_text(const std::string& text, const std::string& what) {
+namespace {
+// nlohmann keeps the last of repeated keys; the parser callback sees every key of an object as it
+// is read, so a repeat is refused with the JSON pointer of the object member named twice.
+template <class J>
+J parse_unique(const std::string& text, const std::string& what) {
+  struct Frame {
+    bool object;
+    std::set<std::string> keys;
+    std::string key;        // the member being read (objects)
+    std::size_t index = 0;  // the element being read (arrays)
+  };
+  std::vector<Frame> stack;
+  const auto element_done = [&] {
+    if (!stack.empty() && !stack.back().object) ++stack.back().index;
+  };
+  typename J::parser_callback_t cb = [&](int, nlohmann::json::parse_event_t ev, J& parsed) {
+    using E = nlohmann::json::parse_event_t;
+    switch (ev) {
+      case E::object_start: stack.push_back({true, {}, {}, 0}); break;
+      case E::array_start: stack.push_back({false, {}, {}, 0}); break;
+      case E::key: {
+        Frame& f = stack.back();
+        f.key = parsed.template get<std::string>();
+        if (!f.keys.insert(f.key).second) {
+          std::string pointer;
+          for (const Frame& g : stack) pointer = g.object ? key_path(pointer, g.key) : index_path(pointer, g.index);
+          throw ConfigError(what + ": " + pointer,
+                            fmt::format("duplicate key \"{}\": an object names each key once (JSON readers disagree on "
+                                        "which of the two counts); remove one",
+                                        f.key));
+        }
+        break;
+      }
+      case E::object_end:
+      case E::array_end:
+        stack.pop_back();
+        element_done();
+        break;
+      case E::value: element_done(); break;
+    }
+    return true;
+  };
+  return J::parse(text, cb);
+}
+}  // namespace
+
+template <class J>
+J parse_checked(const std::string& text, const std::string& what) {
   if (text.empty()) throw ConfigError(what, "file is empty; expected a JSON document");
   check_depth(text, what);
   try {
-    return Json::parse(text);
+    return parse_unique<J>(text, what);
   } catch (const Json::parse_error& e) {
     // Turn the byte offset into a line and column.
     std::size_t line = 1, col = 1;
@@ -132,7 +180,14 @@ Json parse_text(const std::string& text, const std::string& what) {
   }
 }
 
-Json load_file(const std::string& file) {
+Json parse_text(const std::string& text, const std::string& what) { return parse_checked<Json>(text, what); }
+nlohmann::ordered_json parse_text_ordered(const std::string& text, const std::string& what) {
+  return parse_checked<nlohmann::ordered_json>(text, what);
+}
+Json parse_value(const std::string& text, const std::string& what) { return parse_unique<Json>(text, what); }
+
+namespace {
+std::string read_json_file(const std::string& file) {
   namespace fs = std::filesystem;
   std::error_code ec;
   const auto st = fs::status(file, ec);
@@ -142,8 +197,12 @@ Json load_file(const std::string& file) {
   if (!in) throw ConfigError(file, "cannot be read");
   std::ostringstream ss;
   ss << in.rdbuf();
-  return parse_text(ss.str(), file);
+  return ss.str();
 }
+}  // namespace
+
+Json load_file(const std::string& file) { return parse_text(read_json_file(file), file); }
+nlohmann::ordered_json load_file_ordered(const std::string& file) { return parse_text_ordered(read_json_file(file), file); }
 
 std::int64_t as_int(const Json& j, const std::string& path, std::int64_t lo, std::int64_t hi) {
   std::int64_t v = 0;

@@ -27,11 +27,18 @@ std::string join(const std::vector<std::string>& items, std::string_view sep = "
 
 [[noreturn]] void fail(const std::string& path, const std::string& message);
 
-// Reads and parses a JSON file. A missing file, a directory, an empty file or a syntax error is
-// a ConfigError that names the file (and the line for syntax errors).
+// Reads and parses a JSON file. A missing file, a directory, an empty file, a syntax error or a
+// key repeated within one object is a ConfigError that names the file (and the line for syntax
+// errors, the JSON pointer of the repeated key: "f.json: /seed: duplicate key ...").
 Json load_file(const std::string& file);
 // The same for text already in memory; `what` names the source in messages.
 Json parse_text(const std::string& text, const std::string& what);
+// The same, keeping each object's keys in document order.
+nlohmann::ordered_json load_file_ordered(const std::string& file);
+nlohmann::ordered_json parse_text_ordered(const std::string& text, const std::string& what);
+// Only the duplicate-key check (ConfigError naming `what` and the pointer): a syntax error stays
+// nlohmann's exception, for callers that read text which may not be JSON (`--set PATH=VALUE`).
+Json parse_value(const std::string& text, const std::string& what);
 
 std::int64_t as_int(const Json& j, const std::string& path, std::int64_t lo, std::int64_t hi);
 double as_number(const Json& j, const std::string& path, double lo, double hi);

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "sim/core/error.hpp"
+#include "sim/core/text_input.hpp"
 #include "sim/fit/hlog_reader.hpp"
 #include "sim/fit/parsers.hpp"
 
@@ -111,6 +112,8 @@ Parsed parse_hlog(const std::string& file, const std::string& text) {
 
 Parsed parse_text(const std::string& file, const std::string& text) {
   const std::string f = detect_format(text);
+  // Every format is text: a NUL or other control byte is a binary file, or a corrupted one.
+  refuse_binary(text, file, f.empty() ? std::string("a text file lbsim fit reads") : f + " text");
   if (f == "hlog") return parse_hlog(file, text);
   if (f == "prometheus") return parse_prometheus(file, text);
   if (f == "jmx") return parse_jmx(file, text);

@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <cstdlib>
+#include <cstring>
 #include <stdexcept>
 
 #include <fmt/format.h>
@@ -146,6 +147,14 @@ std::map<std::string, HdrBuckets> read_interval_log(const std::string& file, con
     pos = nl + 1;
     ++line_no;
     if (!line.empty() && line.back() == '\r') line.pop_back();
+    for (const char* head : {"#[StartTime: ", "#[BaseTime: "})  // seconds since the epoch, >= 0
+      if (line.rfind(head, 0) == 0) {
+        const std::size_t n = std::strlen(head);
+        if (n < line.size() && line[n] == '-')
+          throw ConfigError(fmt::format("{}:{}", file, line_no),
+                            fmt::format("{} {} is negative; it is seconds since the epoch, >= 0", line.substr(2, n - 4),
+                                        line.substr(n, line.find_first_of(" ]", n) - n)));
+      }
     if (line.empty() || line[0] == '#' || line.rfind("\"StartTimestamp\"", 0) == 0) {
       if (nl == text.size()) break;
       continue;
@@ -167,11 +176,16 @@ std::map<std::string, HdrBuckets> read_interval_log(const std::string& file, con
       s = c + 1;
     }
     f.push_back(line.substr(s));
+    static constexpr const char* kField[] = {"start_s", "length_s", "max"};
     for (int i = 0; i < 3; ++i) {
+      const std::string& x = f[static_cast<std::size_t>(i)];
       char* endp = nullptr;
-      std::strtod(f[static_cast<std::size_t>(i)].c_str(), &endp);
-      if (f[static_cast<std::size_t>(i)].empty() || *endp != '\0')
-        throw ConfigError(where, fmt::format("field {} '{}' is not a number; {}", i + 1, f[static_cast<std::size_t>(i)], kExpected));
+      const double v = std::strtod(x.c_str(), &endp);
+      if (x.empty() || *endp != '\0')
+        throw ConfigError(where, fmt::format("field {} '{}' is not a number; {}", i + 1, x, kExpected));
+      // A start time, an interval length and a maximum latency are all >= 0 and finite.
+      if (!(v >= 0) || std::isinf(v))
+        throw ConfigError(where, fmt::format("{} (field {}) is {}, must be a finite number >= 0; {}", kField[i], i + 1, x, kExpected));
     }
     HdrBuckets h;
     try {

@@ -175,6 +175,10 @@ Parsed parse_tpstats(const std::string& file, const std::vector<std::string>& ls
       if (w[k] == "N/A") x = std::nan("");
       else if (!number(w[k], x))
         throw ConfigError(where, fmt::format("'{}' is not a number; expected `nodetool tpstats` rows \"NAME  N N N ...\"", w[k]));
+      else if (x < 0)  // counts and queue waits
+        throw ConfigError(where, fmt::format("'{}' is negative: counts and times are >= 0; expected `nodetool tpstats` rows \"NAME  N N N "
+                                             "...\" of non-negative numbers",
+                                             w[k]));
       v.push_back(x);
     }
     if (part == Pools) {

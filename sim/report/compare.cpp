@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "sim/core/json_reader.hpp"
+#include "sim/report/report_shape.hpp"
 #include "sim/report/aggregate.hpp"
 #include "sim/report/report_json.hpp"
 #include "sim/report/report_text.hpp"
@@ -188,12 +189,14 @@ std::vector<Json> load_reports(const std::vector<std::string>& inputs, std::vect
     if (fs::is_directory(in, ec)) {
       for_each_json_document(in, [&](const std::string& file, Json j) {
         if (!is_report(j)) return;
+        check_report_shape(j, file);
         out.push_back(std::move(j));
         if (files) files->push_back(file);
       });
     } else {
       Json j = jsonin::load_file(in);
       if (!is_report(j)) throw ConfigError(in, "not an lbsim report (no \"schema\"/\"policy\" fields)");
+      check_report_shape(j, in);
       out.push_back(std::move(j));
       if (files) files->push_back(in);
     }

@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 
 #include "sim/core/json_reader.hpp"
+#include "sim/report/report_shape.hpp"
 #include "sim/report/aggregate.hpp"
 #include "sim/report/compare.hpp"
 #include "sim/report/html_report_sections.hpp"
@@ -279,6 +280,8 @@ ReportInputs load_report_inputs(const std::vector<std::string>& inputs) {
   std::vector<std::pair<fs::path, std::string>> sweep_dirs;  // folder of a sweep file, its scenario
   auto take = [&](const fs::path& f, Json j) {
     const Kind k = kind_of(j);
+    if (k == Kind::Report) check_report_shape(j, f.string());
+    if (k == Kind::Sweep) check_sweep_shape(j, f.string());
     if (k == Kind::Sweep) sweep_dirs.emplace_back(f.parent_path(), text_of(j, "/scenario/name"));
     if (k == Kind::Report) reports.push_back({f, std::move(j)});
     else add(in, std::move(j), k);

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "sim/core/error.hpp"
+#include "sim/core/json_reader.hpp"
 #include "sim/engine/simulation.hpp"
 #include "sim/metrics/hlog.hpp"
 #include "sim/report/report_json.hpp"
@@ -37,7 +38,7 @@ std::optional<nlohmann::json> existing_report(const std::string& path, const Run
   ss << in.rdbuf();
   nlohmann::json j;
   try {
-    j = nlohmann::json::parse(ss.str());
+    j = jsonin::parse_text(ss.str(), path);  // a repeated key: not a whole report, run again
   } catch (const std::exception&) {
     return no("the file is not a whole JSON report");
   }

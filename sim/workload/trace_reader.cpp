@@ -12,6 +12,7 @@
 #include <fmt/format.h>
 
 #include "sim/core/error.hpp"
+#include "sim/core/text_input.hpp"
 
 namespace lbsim {
 
@@ -137,6 +138,8 @@ bool TraceReader::next(TraceRecord& out) {
     if (nl) {
       line = {b, static_cast<std::size_t>(nl - b)};
       begin_ += line.size() + 1;
+    } else if (avail > kMaxLineBytes) {  // an endless line (/dev/zero): refused at 1 MiB, not read on
+      fail_long_line(file_, line_no_ + 1, "lines time_us,op,key_hex[,cl]");
     } else if (!eof_) {
       refill();
       continue;
@@ -148,6 +151,7 @@ bool TraceReader::next(TraceRecord& out) {
       return false;
     }
     ++line_no_;
+    if (line.size() > kMaxLineBytes) fail_long_line(file_, line_no_, "lines time_us,op,key_hex[,cl]");
     if (parse_line(line, out)) return true;
   }
 }

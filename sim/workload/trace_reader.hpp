@@ -1,7 +1,8 @@
 // Streamed trace replay (issue 14): a trace file, CSV lines `time_us,op,key_hex[,cl]` (optional
 // header line starting with "time", `#` comments, CRLF accepted), read in fixed-size chunks and
 // parsed in place, one record at a time. Memory is the chunk (1 MiB) whatever the file's length;
-// parsing a line allocates nothing (keys over 256 bytes decode into a reused vector).
+// parsing a line allocates nothing (keys over 256 bytes decode into a reused vector). One line is
+// at most kMaxLineBytes (1 MiB, sim/core/text_input.hpp): a longer one is an error "FILE:LINE".
 //
 // Validation (sim/config/scenario_workload.cpp) makes one pass and keeps a TraceSummary; every run
 // and the analytic model open their own reader on the file (no shared mutable state between runs).
