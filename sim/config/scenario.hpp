@@ -67,8 +67,8 @@ struct Scenario {
   // i = tablet i). Null for vnode keyspaces.
   std::shared_ptr<const TabletMap> tablet_map;
   std::shared_ptr<const TokenRing> tablets;
-  // The tablet table's data in MiB (changes.migration.tablet_size_mb x the count of lbsim's own
-  // rule), which releases that resize by size divide by their count; 0 without tablets or a size.
+  // The tablet table's data in MiB (changes.migration.table_size_mb), which each release divides
+  // by its count; 0 without tablets or a size.
   double tablet_table_mb = 0;
   ChangeSpec changes;
   NodeModelSpec nodes;

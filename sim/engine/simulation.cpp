@@ -442,8 +442,8 @@ void Simulation::Impl::open_window() {
   if (stream_report_) {
     stream_time_start_.clear();
     for (NodeId n = 0; n < n_; ++n) stream_time_start_.push_back(stream_time_at(n, now_));
-    sent_start_ = node_sent_mb_;
-    recv_start_ = node_recv_mb_;
+    sent_start_ = streamed_mb(true);
+    recv_start_ = streamed_mb(false);
   }
 }
 
@@ -459,8 +459,8 @@ void Simulation::Impl::close_window() {
   if (stream_report_) {
     stream_time_end_.clear();
     for (NodeId n = 0; n < n_; ++n) stream_time_end_.push_back(stream_time_at(n, now_));
-    sent_end_ = node_sent_mb_;
-    recv_end_ = node_recv_mb_;
+    sent_end_ = streamed_mb(true);
+    recv_end_ = streamed_mb(false);
   }
   cpu_busy_end_ = cpu_.busy_until(now_);
   rng_end_ = cpu_.shared_rng_time();
@@ -763,6 +763,9 @@ RunResult Simulation::Impl::collect() {
     TabletResult t;
     t.tablets = tmap_.count();
     t.count_start = tcount_start_;
+    t.table_mb = table_mb_;
+    t.tablet_mb_start = table_mb_ / static_cast<double>(tcount_start_);
+    t.server = std::string(server_rules(sc_.nodes.server).name);
     t.splits = splits_;
     t.merges = merges_;
     t.fallback = tc_end_.fallback - tc_start_.fallback;
