@@ -13,12 +13,14 @@
 // successfully is named after the output, and the exit code is 1. `--physics FILE` applies an
 // `lbsim fit` fragment before the --set patches; `--export DIR` also writes each run in the
 // formats real clusters export (sim/report/export.hpp), for `lbsim fit`.
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <future>
 #include <optional>
+#include <set>
 #include <iostream>
 #include <thread>
 
@@ -255,6 +257,7 @@ int run_run(const std::vector<std::string>& args) {
     marked = true;
   };
   nlohmann::ordered_json all = nlohmann::ordered_json::array();
+  std::set<std::string> run_warned;
   for (const PolicyEntry* e : chosen) {
     const std::string path = (fs::path(dir) / (e->name + ".json")).string();
     const std::string hlog_path = hlog ? (fs::path(dir) / (e->name + ".hlog")).string() : "";
@@ -296,6 +299,11 @@ int run_run(const std::vector<std::string>& args) {
       return kInterruptedExit;
     }
     if (tty) fmt::print(stderr, "\r{:80}\r", "");
+    // The run's own warnings (those the scenario did not give: a warm-up its end fell short of, a
+    // merge it could not finalize) on stderr too, each text once.
+    for (const auto& w : r.warnings)
+      if (std::find(sc.warnings.begin(), sc.warnings.end(), w) == sc.warnings.end() && run_warned.insert(w).second)
+        fmt::print(stderr, "lbsim run: warning: {}\n", w);
     const auto doc = report_json(r);
     if (hlog) write_file_atomic(hlog_path, hlog_document(r));
     write_file_atomic(path, doc.dump(1) + "\n");

@@ -436,6 +436,8 @@ Scenario scenario_from_json(Json doc, const std::string& file, const std::string
     sc.reproduces = std::make_shared<const Reproduces>(parse_reproduces(*rep, "/reproduces", policy_names, topo.size()));
     doc.erase("reproduces");
   }
+  if (const auto end = scheduled_end(sc.workload))
+    for (auto& text : warmup_warnings(sc, *end)) sc.warnings.push_back(std::move(text));
   sc.doc = std::move(doc);
   sc.hash = fnv_hex(sc.doc.dump());
   return sc;

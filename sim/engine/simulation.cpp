@@ -669,6 +669,10 @@ RunResult Simulation::Impl::collect() {
   r.warmup_ops = warmup_done_;
   r.window_start = window_start_;
   r.window = window_end_ - window_start_;
+  // A run whose end the scenario does not fix (a number of operations): the warm-up warnings of
+  // mechanisms it ended before (the scenario's own carry them otherwise).
+  if (!scheduled_end(sc_.workload))
+    for (auto& w : warmup_warnings(sc_, window_end_)) r.warnings.push_back(std::move(w));
   r.timeline.finish(r.window);
   r.events = scenario_events(sc_, topo_, r.end);
   if (cache_on_) cache_collect(r);  // sim_cache.cpp
