@@ -69,6 +69,7 @@ TEST(WarmupWarnings, DynamicSnitchBeforeItsFirstScores) {
   // A run of a number of operations: the engine warns at its end (the report's warnings).
   auto ops = short_run("cassandra-3.11", 1);
   ops["workload"].erase("duration_s");
+  ops["workload"].erase("warmup_s");
   ops["workload"]["ops"] = 200;
   const Scenario sc = build(ops);
   EXPECT_FALSE(has_warning(sc.warnings, "warms up"));
