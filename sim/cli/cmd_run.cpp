@@ -300,9 +300,12 @@ int run_run(const std::vector<std::string>& args) {
     }
     if (tty) fmt::print(stderr, "\r{:80}\r", "");
     // The run's own warnings (those the scenario did not give: a warm-up its end fell short of, a
-    // merge it could not finalize) on stderr too, each text once.
+    // merge it could not finalize) on stderr too, once per subject (the text before its first
+    // ':', so that the policies' runs of a number of operations, which end at different times,
+    // warn of a mechanism once; each report keeps its own).
     for (const auto& w : r.warnings)
-      if (std::find(sc.warnings.begin(), sc.warnings.end(), w) == sc.warnings.end() && run_warned.insert(w).second)
+      if (std::find(sc.warnings.begin(), sc.warnings.end(), w) == sc.warnings.end() &&
+          run_warned.insert(w.substr(0, w.find(':'))).second)
         fmt::print(stderr, "lbsim run: warning: {}\n", w);
     const auto doc = report_json(r);
     if (hlog) write_file_atomic(hlog_path, hlog_document(r));
