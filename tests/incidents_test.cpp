@@ -156,5 +156,19 @@ TEST(Incidents, RustDriver1425GivesTheExpectedNotTheObserved) {
   EXPECT_EQ(o.reports.at("latte-rack-aware")["loaders"].size(), 9u);
 }
 
+// scylladb/scylladb#7342 read as the report's "instance hard rebooting": a silent loss (down)
+// gives the headline, 0 op/s from the second after the loss (within 0 .. 2 x 300 / 80k) and a
+// latency peak of Java 3.x's 12,000 ms client timeout.
+TEST(Incidents, Scylla7342SilentLossGivesTheHeadline) {
+  const IncidentOutcome o = run_incident(kIncidents + "/scylladb-7342.json", /*quick=*/true);
+  ASSERT_TRUE(o.value);
+  EXPECT_TRUE(o.rep.reproduced);
+  EXPECT_EQ(*o.value, 0.0);
+  EXPECT_TRUE(o.pass);
+  const double max_ms = o.reports.at("ta")["latency_ms"]["max"].get<double>();
+  EXPECT_GT(max_ms, 12000.0);
+  EXPECT_LT(max_ms, 12100.0);
+}
+
 }  // namespace
 }  // namespace lbsim

@@ -211,7 +211,7 @@ double merge_decision_s(const std::string& server) {
        R"(changes.events=[{"at_s": 10, "action": "decommission", "node": "n4"},
                           {"at_s": 10, "action": "decommission", "node": "n5"},
                           {"at_s": 10, "action": "decommission", "node": "n6"}])",
-       "changes.migration.latency_ms=100", "changes.migration.tablet_size_mb=1000",
+       "changes.migration.latency_ms=100", "changes.migration.table_size_mb=256000",
        "changes.migration.stream_mb_s=1000"});
   const RunResult r = run_simulation(sc, *sc.find_policy("random"), sc.seed);
   for (const std::string& w : r.warnings) {

@@ -65,7 +65,7 @@ const NodeStreaming& streaming(const RunResult& r, std::size_t n) {
 TEST(TabletStreaming, OneStreamAtTheNodeBandwidthTakesSizeOverBandwidth) {
   // One stream at a time (1 in, 1 out slot): each 1,000 MB tablet at 100 MB/s streams 10 s.
   const Scenario sc = build(doc("scylla-2025.1", 1000, 0, 100,
-                                join(R"({"latency_ms": 100, "tablet_size_mb": 1000, "stream_mb_s": 1000,
+                                join(R"({"latency_ms": 100, "table_size_mb": 16000, "stream_mb_s": 1000,
                                          "node_stream_mb_s": 100, "max_in_per_shard": 1, "max_out_per_shard": 1})")));
   const RunResult r = run_first(sc, "random");
   ASSERT_TRUE(r.tablets);
@@ -85,10 +85,10 @@ TEST(TabletStreaming, TwoStreamsFromOneNodeShareItsBandwidth) {
   // 100 MB/s in all; with a per-stream bound of 100 MB/s and no node bound it sends 200 MB/s.
   const std::string slots = R"(, "max_in_per_shard": 2, "max_out_per_shard": 2})";
   const RunResult shared = run_first(build(doc("scylla-2025.1", 1000, 0, 100,
-      join(R"({"latency_ms": 100, "tablet_size_mb": 1000, "stream_mb_s": 1000, "node_stream_mb_s": 100)" + slots))),
+      join(R"({"latency_ms": 100, "table_size_mb": 16000, "stream_mb_s": 1000, "node_stream_mb_s": 100)" + slots))),
       "random");
   const RunResult own = run_first(build(doc("scylla-2025.1", 1000, 0, 100,
-      join(R"({"latency_ms": 100, "tablet_size_mb": 1000, "stream_mb_s": 100, "node_stream_mb_s": 100000)" + slots))),
+      join(R"({"latency_ms": 100, "table_size_mb": 16000, "stream_mb_s": 100, "node_stream_mb_s": 100000)" + slots))),
       "random");
   for (const RunResult* r : {&shared, &own}) {
     ASSERT_TRUE(r->tablets);
@@ -104,7 +104,7 @@ TEST(TabletStreaming, CpuBoundStreamFillsItsShardWithWhatRequestsLeave) {
   // costing 1,000 us per MB sent, unbounded by bandwidth, then takes the rest: n1 is 100 % busy
   // and the stream runs at (1 - u) x 1,000 MB/s. The window [2 s, 6 s] lies inside the first
   // migration's streaming (10 GB: over 10 s), while n1 still holds all its tablets.
-  const std::string mig = R"({"latency_ms": 100, "tablet_size_mb": 10000, "stream_mb_s": 100000,
+  const std::string mig = R"({"latency_ms": 100, "table_size_mb": 160000, "stream_mb_s": 100000,
                               "cpu_send_us_per_mb": 1000, "max_in_per_shard": 1, "max_out_per_shard": 1})";
   const RunResult base = run_first(build(doc("scylla-2025.1", 4500, 2, 4, "{}")), "random");
   const RunResult run = run_first(build(doc("scylla-2025.1", 4500, 2, 4, join(mig))), "random");
@@ -128,7 +128,7 @@ std::pair<std::uint64_t, std::uint64_t> new_replica_work(const std::string& serv
   // write_both_read_old [1.4, 1.8], streaming (100 MB at 100 MB/s) [1.8, 2.8],
   // write_both_read_new [2.8, 3.2].
   const RunResult r = run_first(build(doc(server, 4000, from_s, len_s,
-                                          join(R"({"latency_ms": 2000, "tablet_size_mb": 100, "stream_mb_s": 100,
+                                          join(R"({"latency_ms": 2000, "table_size_mb": 1600, "stream_mb_s": 100,
                                                    "max_in_per_shard": 1, "max_out_per_shard": 1})"))),
                                 "random");
   return {r.nodes[3].replica_reads, r.nodes[3].replica_writes};
@@ -154,7 +154,7 @@ TEST(TabletStreaming, SlotsAreFreedWhenStreamingEnds) {
   // One slot, latency 1 s, 0.1 s of streaming. ScyllaDB frees the slot when streaming ends: the
   // k-th migration starts at 1 + 0.5 k s and ends 1.1 s later, so by 5 s six are done (k <= 5.8).
   // Holding the slot to the end (unspecified): the k-th ends at 1 + 1.1 (k + 1) s: three.
-  const std::string ch = join(R"({"latency_ms": 1000, "tablet_size_mb": 10, "stream_mb_s": 100,
+  const std::string ch = join(R"({"latency_ms": 1000, "table_size_mb": 160, "stream_mb_s": 100,
                                   "max_in_per_shard": 1, "max_out_per_shard": 1})");
   const RunResult scylla = run_first(build(doc("scylla-2025.1", 1000, 0, 5, ch)), "random");
   const RunResult lbsim = run_first(build(doc("unspecified", 1000, 0, 5, ch)), "random");
@@ -168,7 +168,7 @@ TEST(TabletStreaming, SlotsAreFreedWhenStreamingEnds) {
 RunResult remove_n4(const std::string& server) {
   return run_first(build(doc(server, 1000, 0, 30,
                              R"({"events": [{"at_s": 1, "action": "remove_node", "node": "n4"}],
-                                 "migration": {"latency_ms": 100, "tablet_size_mb": 100, "stream_mb_s": 1000,
+                                 "migration": {"latency_ms": 100, "table_size_mb": 1600, "stream_mb_s": 1000,
                                                "node_stream_mb_s": 1000, "cpu_send_us_per_mb": 100,
                                                "cpu_receive_us_per_mb": 100}})",
                              4)),
@@ -201,7 +201,7 @@ TEST(TabletStreaming, NoStreamingCostAddsNoEventAndNoReportField) {
   const RunResult plain = run_first(build(doc("unspecified", 1000, 0, 2, "{}")), "random");
   for (const auto& n : plain.nodes) EXPECT_FALSE(n.streaming.has_value());
   const RunResult old = run_first(build(doc("unspecified", 1000, 0, 5,
-                                            join(R"({"latency_ms": 100, "tablet_size_mb": 100, "stream_mb_s": 100})"))),
+                                            join(R"({"latency_ms": 100, "table_size_mb": 1600, "stream_mb_s": 100})"))),
                                   "random");
   for (const auto& n : old.nodes) EXPECT_FALSE(n.streaming.has_value());
   ASSERT_TRUE(old.tablets);

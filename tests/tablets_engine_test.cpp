@@ -56,14 +56,16 @@ jsonin::Json tablet_doc(int nodes, int shards, double rate, double duration_s, d
                                          nodes, shards, rate, duration_s, interval_s));
 }
 
-// Three nodes join at `at_s` (one per rack); migrations take latency + size / bandwidth.
+// Three nodes join at `at_s` (one per rack); migrations take latency + size / bandwidth, where
+// each of the table's tablets (as lbsim's own count rule gives them) holds `size_mb`.
 void add_growth(jsonin::Json& doc, double at_s, double latency_ms, double size_mb) {
+  const double count = static_cast<double>(build(doc).tablet_map->count());
   doc["changes"] = jsonin::Json::parse(fmt::format(R"({{
     "events": [{{"at_s": {0}, "action": "add_node",
                  "nodes": [{{"dc": "dc1", "rack": "r1"}}, {{"dc": "dc1", "rack": "r2"}}, {{"dc": "dc1", "rack": "r3"}}]}}],
-    "migration": {{"latency_ms": {1}, "tablet_size_mb": {2}, "stream_mb_s": 100}}
+    "migration": {{"latency_ms": {1}, "table_size_mb": {2}, "stream_mb_s": 100}}
   }})",
-                                                   at_s, latency_ms, size_mb));
+                                                   at_s, latency_ms, size_mb * count));
 }
 
 // Node shares of coordinator requests (x N) in timeline point i.
@@ -222,7 +224,7 @@ TEST(TabletsEngine, DecommissionDrainsTheNodeAndRemoveNodeRebuildsItsReplicas) {
   doc["changes"] = jsonin::Json::parse(R"({
     "events": [{"at_s": 2, "action": "decommission", "node": "n6"},
                {"at_s": 2, "action": "remove_node", "node": "n5"}],
-    "migration": {"latency_ms": 500, "tablet_size_mb": 100, "stream_mb_s": 100}
+    "migration": {"latency_ms": 500, "table_size_mb": 12800, "stream_mb_s": 100}
   })");
   const RunResult r = run_first(build(std::move(doc)), "random");
   ASSERT_TRUE(r.tablets);
@@ -335,7 +337,7 @@ TEST(TabletsEngine, JoinsDrainsAndColdCachesAreDeterministic) {
     "events": [{"at_s": 1, "action": "add_node", "nodes": [{"dc": "dc1", "rack": "r2"}, {"dc": "dc1", "rack": "r3"}]},
                {"at_s": 3, "action": "decommission", "node": "n1"},
                {"at_s": 5, "action": "remove_node", "node": "n2"}],
-    "migration": {"latency_ms": 200, "tablet_size_mb": 20, "stream_mb_s": 100}
+    "migration": {"latency_ms": 200, "table_size_mb": 1280, "stream_mb_s": 100}
   })");
   doc["client"]["tablets"] = jsonin::Json::parse(R"({"cache": "cold"})");
   const Scenario sc = build(std::move(doc));

@@ -13,12 +13,14 @@
 // successfully is named after the output, and the exit code is 1. `--physics FILE` applies an
 // `lbsim fit` fragment before the --set patches; `--export DIR` also writes each run in the
 // formats real clusters export (sim/report/export.hpp), for `lbsim fit`.
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <future>
 #include <optional>
+#include <set>
 #include <iostream>
 #include <thread>
 
@@ -253,6 +255,7 @@ int run_run(const std::vector<std::string>& args) {
   nlohmann::ordered_json all = nlohmann::ordered_json::array();
   // --resume: the reports kept, found before any run, and why the others run again.
   std::vector<std::optional<nlohmann::json>> kept(chosen.size());
+  std::set<std::string> run_warned;
   if (resume) {
     std::vector<RunJob> jobs;
     std::vector<std::string> why(chosen.size());
@@ -307,6 +310,14 @@ int run_run(const std::vector<std::string>& args) {
       return kInterruptedExit;
     }
     if (tty) fmt::print(stderr, "\r{:80}\r", "");
+    // The run's own warnings (those the scenario did not give: a warm-up its end fell short of, a
+    // merge it could not finalize) on stderr too, once per subject (the text before its first
+    // ':', so that the policies' runs of a number of operations, which end at different times,
+    // warn of a mechanism once; each report keeps its own).
+    for (const auto& w : r.warnings)
+      if (std::find(sc.warnings.begin(), sc.warnings.end(), w) == sc.warnings.end() &&
+          run_warned.insert(w.substr(0, w.find(':'))).second)
+        fmt::print(stderr, "lbsim run: warning: {}\n", w);
     const auto doc = report_json(r);
     if (hlog) write_file_atomic(hlog_path, hlog_document(r));
     write_file_atomic(path, doc.dump(1) + "\n");

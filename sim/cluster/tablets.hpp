@@ -66,7 +66,7 @@ struct TabletRules {
 };
 
 // target_tablet_size_in_bytes' default, 5 GiB (SS service/tablet_allocator_fwd.hh
-// default_target_tablet_size), in MiB: lbsim's tablet sizes (changes.migration.tablet_size_mb)
+// default_target_tablet_size), in MiB: lbsim's table sizes (changes.migration.table_size_mb)
 // are read as MiB here. Split above 2x the target, merge below 1/2x.
 inline constexpr double kTargetTabletMb = 5 * 1024.0;
 

@@ -230,7 +230,7 @@ ClusterTopologySpec parse_cluster_topology(const Json& cluster, const std::strin
 
 TabletMap initial_tablet_map(const Topology& topo, const Replication& repl, std::uint32_t shards_per_node,
                              std::size_t initial_nodes, const Rng& root, const TabletRules& rules,
-                             double tablet_size_mb, double* table_mb) {
+                             double table_mb) {
   std::vector<std::uint32_t> shards(topo.size(), 0);
   for (NodeId n = 0; n < initial_nodes && n < topo.size(); ++n) shards[n] = shards_per_node;
   std::vector<int> rf(topo.dcs.size(), 0);
@@ -250,9 +250,7 @@ TabletMap initial_tablet_map(const Topology& topo, const Replication& repl, std:
                                rf[d], topo.dcs[d], rf[d], members[d]));
   }
   const TabletOptions opts = repl.tablets ? *repl.tablets : TabletOptions{};
-  const double data_mb = tablet_size_mb * static_cast<double>(tablet_count(opts, dcs));
-  if (table_mb) *table_mb = data_mb;
-  const std::uint64_t count = tablet_count_loaded(opts, dcs, rules, data_mb);
+  const std::uint64_t count = tablet_count_loaded(opts, dcs, rules, table_mb);
   // Placement is O(tablets x RF x nodes of a rack): refuse what would take minutes or gigabytes.
   constexpr std::uint64_t kMaxTablets = std::uint64_t{1} << 16;
   if (count > kMaxTablets)

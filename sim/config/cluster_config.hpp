@@ -51,11 +51,10 @@ ClusterTopologySpec parse_cluster_topology(const jsonin::Json& cluster, const st
 // nodes with ties broken by root.fork("tablets"). ConfigError (at /keyspace/rf/<dc>) when a DC's
 // RF exceeds its nodes: ScyllaDB never puts two replicas of a tablet on one node. `rules` is the
 // release's count rule; with size-driven resizing the count is the one a loaded table of
-// `table_mb` has reached (tablet_count_loaded). `table_mb`, when given, receives the table's data:
-// tablet_size_mb x the count of lbsim's own rule (what changes.migration.tablet_size_mb means).
+// `table_mb` (changes.migration.table_size_mb, MiB) has reached (tablet_count_loaded).
 TabletMap initial_tablet_map(const Topology& topo, const Replication& repl, std::uint32_t shards_per_node,
                              std::size_t initial_nodes, const Rng& root, const TabletRules& rules = {},
-                             double tablet_size_mb = 0, double* table_mb = nullptr);
+                             double table_mb = 0);
 
 // Token allocation helpers (also used by tests and benchmarks).
 std::vector<std::vector<Token>> random_tokens(std::size_t nodes, std::size_t num_tokens, Rng rng);

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cmath>
 #include <filesystem>
 #include <limits>
 #include <set>
@@ -144,11 +145,69 @@ void build_tablets(Scenario& sc) {
                      fmt::format("is a table option of ScyllaDB 2025.2 and later (commit c5668d99c9); cluster.server "
                                  "'{}' has only 'initial' and 'scale_factor' (valid with: scylla-2025.2, scylla-2026.1)",
                                  rules.name));
+  if (sc.changes.legacy_tablet_size_mb >= 0) {
+    // The old key sized a tablet of lbsim's own count rule: name the table it meant.
+    auto num = [](double v) { return v == std::floor(v) ? fmt::format("{:.0f}", v) : fmt::format("{}", v); };
+    const std::uint64_t own = initial_tablet_map(sc.topology(), sc.cluster.replication, sc.nodes.shards,
+                                                 sc.changes.initial_nodes, Rng(sc.seed))
+                                  .count();
+    jsonin::fail(sc.changes.legacy_tablet_size_path,
+                 fmt::format("is refused: it gave a tablet's size under lbsim's own count rule ({} tablets here), not "
+                             "under cluster.server's; give the table's data instead, which each release divides by "
+                             "its own count: \"table_size_mb\": {} ({} x {})",
+                             own, num(sc.changes.legacy_tablet_size_mb * static_cast<double>(own)),
+                             num(sc.changes.legacy_tablet_size_mb), own));
+  }
+  sc.tablet_table_mb = sc.changes.table_size_mb;
   auto map = std::make_shared<TabletMap>(initial_tablet_map(sc.topology(), sc.cluster.replication, sc.nodes.shards,
                                                             sc.changes.initial_nodes, Rng(sc.seed), tablet_rules(rules),
-                                                            sc.changes.tablet_size_mb, &sc.tablet_table_mb));
+                                                            sc.tablet_table_mb));
   sc.tablets = std::make_shared<TokenRing>(TokenRing::from_tablets(sc.topology(), sc.cluster.replication, *map));
+  // Fewer tablets than a DC's shards: a shard's load is that of the whole tablets it holds, and some
+  // shards hold none or twice the others' (the count and size the release derived are named).
+  const Topology& topo = sc.topology();
+  for (std::uint32_t d = 0; d < topo.dcs.size(); ++d) {
+    std::vector<std::uint32_t> per_shard;  // tablet replicas per (member node, shard) of the DC
+    std::vector<NodeId> members;
+    for (NodeId n = 0; n < sc.changes.initial_nodes && n < topo.size(); ++n)
+      if (topo.node_dc[n] == d) members.push_back(n);
+    const std::uint64_t shards = members.size() * std::uint64_t{sc.nodes.shards};
+    if (shards == 0 || map->count() >= shards) continue;
+    per_shard.assign(shards, 0);
+    for (const TabletReplica& r : map->all()) {
+      const auto it = std::find(members.begin(), members.end(), r.host);
+      if (it != members.end()) ++per_shard[static_cast<std::size_t>(it - members.begin()) * sc.nodes.shards + r.shard];
+    }
+    const auto [lo, hi] = std::minmax_element(per_shard.begin(), per_shard.end());
+    const std::string size =
+        sc.tablet_table_mb > 0
+            ? fmt::format(" of {:.6g} MiB (changes.migration.table_size_mb {:.6g} over {})",
+                          sc.tablet_table_mb / static_cast<double>(map->count()), sc.tablet_table_mb, map->count())
+            : "";
+    sc.warnings.push_back(fmt::format(
+        "cluster.server '{}' gives the table {} tablets{} for the {} shards of '{}': fewer tablets than shards, so a "
+        "shard's load is its whole tablets' ({} to {} replicas per shard at RF {}); keyspace.tablets.initial or "
+        "scale_factor raise the count",
+        rules.name, map->count(), size, shards, topo.dcs[d], *lo, *hi, sc.cluster.replication.rf_for_dc(topo.dcs[d])));
+  }
   sc.tablet_map = std::move(map);
+  // Streaming that costs nothing, said once (issue 44.10): no measurement gives the CPU per MB, so
+  // the defaults are 0, and ScyllaDB's own default leaves a node's streaming unthrottled.
+  const ChangeSpec& ch = sc.changes;
+  if (!ch.events.empty() && ch.cpu_send_us_per_mb <= 0 && ch.cpu_receive_us_per_mb <= 0) {
+    const double per_node = ch.stream_mb_s * ch.max_out_per_shard * sc.nodes.shards;
+    const std::string bound =
+        ch.node_stream_mb_s > 0
+            ? fmt::format("each node's streaming is bounded by node_stream_mb_s ({:.6g} MB/s)", ch.node_stream_mb_s)
+            : fmt::format("node_stream_mb_s is 0 (unthrottled, ScyllaDB's default), so a node may send up to {:.6g} MB/s "
+                          "(max_out_per_shard {} x {} shards x stream_mb_s {:.6g})",
+                          per_node, ch.max_out_per_shard, sc.nodes.shards, ch.stream_mb_s);
+    sc.warnings.push_back(fmt::format(
+        "changes.migration: streaming costs the requests nothing in this run: cpu_send_us_per_mb and "
+        "cpu_receive_us_per_mb are 0 (no measurement gives them), and {}; set changes.migration.cpu_send_us_per_mb, "
+        "cpu_receive_us_per_mb and node_stream_mb_s to give it a cost (configs/README.md \"changes\")",
+        bound));
+  }
 }
 
 }  // namespace
@@ -414,6 +473,8 @@ Scenario scenario_from_json(Json doc, const std::string& file, const std::string
     sc.reproduces = std::make_shared<const Reproduces>(parse_reproduces(*rep, "/reproduces", policy_names, topo.size()));
     doc.erase("reproduces");
   }
+  if (const auto end = scheduled_end(sc.workload))
+    for (auto& text : warmup_warnings(sc, *end)) sc.warnings.push_back(std::move(text));
   sc.doc = std::move(doc);
   sc.hash = fnv_hex(sc.doc.dump());
   return sc;

@@ -12,6 +12,7 @@
 #pragma once
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -67,8 +68,8 @@ struct Scenario {
   // i = tablet i). Null for vnode keyspaces.
   std::shared_ptr<const TabletMap> tablet_map;
   std::shared_ptr<const TokenRing> tablets;
-  // The tablet table's data in MiB (changes.migration.tablet_size_mb x the count of lbsim's own
-  // rule), which releases that resize by size divide by their count; 0 without tablets or a size.
+  // The tablet table's data in MiB (changes.migration.table_size_mb), which each release divides
+  // by its count; 0 without tablets or a size.
   double tablet_table_mb = 0;
   ChangeSpec changes;
   NodeModelSpec nodes;
@@ -127,5 +128,15 @@ void check_set_paths(const std::vector<std::string>& sets);
 // what a --set wrote is blamed on that --set ("--set PATH=V: /path: ..."), one at another JSON path
 // on the file ("FILE:/path: ..."); an error that already names a file is returned as it is.
 ConfigError blame_set(const ConfigError& e, const std::vector<std::string>& sets, const std::string& file);
+
+// When a run of `w` ends (scenario time): warm-up + duration in duration mode with a timed warm-up;
+// otherwise it is known only once the run has ended (sim/config/scenario_warmup.cpp).
+std::optional<SimTime> scheduled_end(const WorkloadSpec& w);
+// The warnings for a run of `sc` that ends at `end` before a mechanism's warm-up (issue 44.12): the
+// percentile speculative_retry threshold's first refresh, the dynamic snitch's first scores, the
+// heat-weighted load balancing's first meter tick. One per mechanism, naming its warm-up and `end`.
+// scenario_from_json adds them to Scenario::warnings when scheduled_end knows the end; the engine
+// adds them to the run's warnings otherwise.
+std::vector<std::string> warmup_warnings(const Scenario& sc, SimTime end);
 
 }  // namespace lbsim

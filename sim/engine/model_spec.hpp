@@ -485,7 +485,13 @@ struct ChangeSpec {
   // bandwidth. Writes go to old and new replica from the start, reads switch to the new one after streaming
   // (write_both_read_old -> streaming -> write_both_read_new -> use_new).
   SimTime migration_latency = kSec;
-  double tablet_size_mb = 0;       // 0: only the fixed latency
+  // The tablet table's data in MiB (changes.migration.table_size_mb), one replica's worth: each
+  // tablet holds it over the release's current count. 0: only the fixed latency.
+  double table_size_mb = 0;
+  // The refused changes.migration.tablet_size_mb, kept until the count it needs is known (then
+  // ConfigError at legacy_tablet_size_path, naming the table_size_mb that replaces it); < 0: absent.
+  double legacy_tablet_size_mb = -1;
+  std::string legacy_tablet_size_path;
   double stream_mb_s = 100;        // one stream's own bound (a sender -> receiver pair)
   // Streaming cost (sim/engine/sim_streaming.cpp); all 0 by default: a stream then takes
   // size / stream_mb_s and costs nothing else (the earlier model).

@@ -713,7 +713,10 @@ struct Simulation::Impl {
     double rate = 0;                     // MB/s, while it streams in chunks
     bool active = false;
     bool chunked = false;                // paced chunk by chunk (kStreamChunk), else a fixed time
+    SimTime start = 0, end = 0;          // a fixed-time stream's span (its data moves evenly over it)
   };
+  // MB each node has sent (sent) or received so far, a fixed-time stream's counted pro rata.
+  std::vector<double> streamed_mb(bool sent) const;
   struct TabletCounters {
     std::uint64_t fallback = 0;      // operations routed without a cached tablet (driver fallback)
     std::uint64_t non_replica = 0;   // coordinators that held no replica of the tablet

@@ -9,8 +9,8 @@
 //   once, a 1/k share from each of the k (locator/tablets.cc get_migration_streaming_info: read_from
 //   the live replicas, written_to them and the pending one).
 // - Without a streaming cost (ChangeSpec::stream_cost() false) the streaming lasts
-//   the tablet's size (tablet_mb(): tablet_size_mb until a split or merge) / stream_mb_s, whatever
-//   the streams, and costs nothing else.
+//   the tablet's size (tablet_mb(): the table's over the current count) / stream_mb_s, whatever
+//   the streams, and costs nothing else; its data counts as moving evenly over that time.
 // - With one, each stream moves in chunks. A chunk's pace is its size over the stream's rate: the
 //   max-min fair share of every node's bandwidth (changes.migration.node_stream_mb_s, sent and
 //   received together, as ScyllaDB's stream_io_throughput_mb_per_sec throttles a node's streaming
@@ -94,8 +94,11 @@ void Simulation::Impl::start_streaming(std::uint32_t slot) {
     if (st.dst.host != st.src.host) stream_node_change(st.dst.host, +1);
   }
   if (!chunked) {
-    // The fixed time: on_migration ends the streams (streaming_done).
+    // The fixed time: on_migration ends the streams (streaming_done); until then their data counts
+    // pro rata (streamed_mb), so a window that ends mid-stream reports what moved.
     const SimTime t = static_cast<SimTime>(size / ch.stream_mb_s * 1e9 + 0.5);
+    for (std::uint32_t i = 0; i < streams_.size(); ++i)
+      if (streams_[i].active && streams_[i].mig == slot) streams_[i].start = now_, streams_[i].end = now_ + t;
     q_.push(now_ + t, kMigration, slot);
     return;
   }
@@ -109,6 +112,16 @@ void Simulation::Impl::start_streaming(std::uint32_t slot) {
   assign_stream_rates();
   for (std::uint32_t i = 0; i < streams_.size(); ++i)
     if (streams_[i].active && streams_[i].mig == slot) on_stream_chunk(i);
+}
+
+std::vector<double> Simulation::Impl::streamed_mb(bool sent) const {
+  std::vector<double> mb = sent ? node_sent_mb_ : node_recv_mb_;
+  for (const Stream& st : streams_) {
+    if (!st.active || st.chunked || st.end <= st.start) continue;
+    const double f = std::clamp(static_cast<double>(now_ - st.start) / static_cast<double>(st.end - st.start), 0.0, 1.0);
+    mb[sent ? st.src.host : st.dst.host] += f * st.left_mb;
+  }
+  return mb;
 }
 
 void Simulation::Impl::assign_stream_rates() {

@@ -48,7 +48,7 @@ void Simulation::Impl::init_resize() {
 }
 
 double Simulation::Impl::tablet_mb() const {
-  return tcount_start_ == 0 ? sc_.changes.tablet_size_mb : table_mb_ / static_cast<double>(tmap_.count());
+  return table_mb_ / static_cast<double>(tmap_.count());
 }
 
 bool Simulation::Impl::resize_before_balancing() {

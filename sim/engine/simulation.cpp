@@ -444,8 +444,8 @@ void Simulation::Impl::open_window() {
   if (stream_report_) {
     stream_time_start_.clear();
     for (NodeId n = 0; n < n_; ++n) stream_time_start_.push_back(stream_time_at(n, now_));
-    sent_start_ = node_sent_mb_;
-    recv_start_ = node_recv_mb_;
+    sent_start_ = streamed_mb(true);
+    recv_start_ = streamed_mb(false);
   }
 }
 
@@ -461,8 +461,8 @@ void Simulation::Impl::close_window() {
   if (stream_report_) {
     stream_time_end_.clear();
     for (NodeId n = 0; n < n_; ++n) stream_time_end_.push_back(stream_time_at(n, now_));
-    sent_end_ = node_sent_mb_;
-    recv_end_ = node_recv_mb_;
+    sent_end_ = streamed_mb(true);
+    recv_end_ = streamed_mb(false);
   }
   cpu_busy_end_ = cpu_.busy_until(now_);
   rng_end_ = cpu_.shared_rng_time();
@@ -680,6 +680,10 @@ RunResult Simulation::Impl::collect() {
   r.warmup_ops = warmup_done_;
   r.window_start = window_start_;
   r.window = window_end_ - window_start_;
+  // A run whose end the scenario does not fix (a number of operations): the warm-up warnings of
+  // mechanisms it ended before (the scenario's own carry them otherwise).
+  if (!scheduled_end(sc_.workload))
+    for (auto& w : warmup_warnings(sc_, window_end_)) r.warnings.push_back(std::move(w));
   r.timeline.finish(r.window);
   r.events = scenario_events(sc_, topo_, r.end);
   if (cache_on_) cache_collect(r);  // sim_cache.cpp
@@ -774,6 +778,9 @@ RunResult Simulation::Impl::collect() {
     TabletResult t;
     t.tablets = tmap_.count();
     t.count_start = tcount_start_;
+    t.table_mb = table_mb_;
+    t.tablet_mb_start = table_mb_ / static_cast<double>(tcount_start_);
+    t.server = std::string(server_rules(sc_.nodes.server).name);
     t.splits = splits_;
     t.merges = merges_;
     t.fallback = tc_end_.fallback - tc_start_.fallback;

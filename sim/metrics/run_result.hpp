@@ -158,6 +158,10 @@ struct ReplicaMapResult {
 struct TabletResult {
   std::uint64_t tablets = 0;          // tablet count at the end of the run
   std::uint64_t count_start = 0;      // tablet count at the start of the run
+  // The table's data (changes.migration.table_size_mb, MiB) and one tablet's at the start: the
+  // count and size the release's rules (`server`, cluster.server) derive from it.
+  double table_mb = 0, tablet_mb_start = 0;
+  std::string server;
   std::uint64_t splits = 0, merges = 0;  // resizes finalized during the run (whole run)
   std::uint64_t fallback = 0;         // operations routed without a cached tablet (driver fallback)
   std::uint64_t non_replica = 0;      // attempts whose coordinator held no replica of the tablet

@@ -250,6 +250,8 @@ OJ report_json_stable(const RunResult& r) {
     for (auto v : t.node_replicas) per.push_back(v);
     j["tablets"] = {{"count", t.tablets},
                     {"count_start", t.count_start},
+                    {"table_mb", round_to(t.table_mb, 6)},
+                    {"tablet_mb_start", round_to(t.tablet_mb_start, 6)},
                     {"count_end", t.tablets},
                     {"splits", t.splits},
                     {"merges", t.merges},

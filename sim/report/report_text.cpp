@@ -173,6 +173,11 @@ void print_run(std::ostream& out, const RunResult& r) {
                        "routed by the driver's fallback; {} of {} migrations done\n",
                        t.tablets, resized, t.payloads, t.non_replica, t.wrong_shard, t.fallback, t.migrations_done,
                        t.migrations_started);
+    if (t.table_mb > 0)
+      out << fmt::format("tablet table: {} MiB (changes.migration.table_size_mb); cluster.server '{}' derives {} tablets "
+                         "of {} MiB at the start\n",
+                         grouped(t.table_mb), t.server, t.count_start,
+                         grouped(t.tablet_mb_start, t.tablet_mb_start == std::floor(t.tablet_mb_start) ? 0 : 1));
     out << fmt::format("tablet balance at the end: node overcommit {:.2f} (best {:.2f}), shard overcommit {:.2f} "
                        "(best {:.2f})\n",
                        t.overcommit_node, t.best_node, t.overcommit_shard, t.best_shard);
