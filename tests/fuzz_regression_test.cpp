@@ -79,7 +79,7 @@ TEST(FuzzRegression, DeepNestingIsRefusedBeforeParsing) {
   // Brackets inside strings do not count.
   EXPECT_EQ(outcome(lbsim::fuzz::trace, "0,read,00\n"), "");
   EXPECT_EQ(outcome(lbsim::fuzz::policy_spec, "{\"type\": \"RoundRobin\", \"x\": \"" + std::string(500, '[') + "\"}"),
-            "--policy/x: unknown key 'x'; allowed keys: type");
+            "--policy/x: unknown key 'x'; allowed keys: type, contact_points");
 }
 
 TEST(FuzzRegression, PolicyNestingTheDriversWouldNotBuildIsRefused) {

@@ -139,10 +139,13 @@ TEST(OutputFolder, InterruptInEveryPhaseExits130WithinOneSecond) {
         EXPECT_EQ(s.rc, 130) << what << "\n" << s.err;
         EXPECT_LT(s.seconds, 1.0) << what << "\n" << s.err;
         EXPECT_TRUE(hidden_files(out).empty()) << what << ": " << fmt::format("{}", fmt::join(hidden_files(out), ", "));
-        if (fs::exists(out))
-          for (const auto& e : fs::recursive_directory_iterator(out))
-            if (e.is_regular_file() && e.path().extension() == ".json")
+        if (fs::exists(out)) {
+          for (const auto& e : fs::recursive_directory_iterator(out)) {
+            if (e.is_regular_file() && e.path().extension() == ".json") {
               EXPECT_TRUE(nlohmann::json::accept(slurp(e.path()))) << what << ": " << e.path();
+            }
+          }
+        }
         if (phase == "report" && !sweep) {
           // The report being written was dropped: none is on disk, and the folder made for it is gone.
           EXPECT_FALSE(fs::exists(out / "default")) << what;

@@ -314,7 +314,8 @@ TEST(ScenarioValidation, FaultsFallWhileTheirNodeIsAMember) {
             "/faults/events/0/duration_s: the fault on node 'n3' lasts until 6.5 s, after it leaves: it is a member "
             "from 0 s to 6 s (changes.events: remove_node at 6 s); a fault must start and end while its node is a "
             "member");
-  EXPECT_EQ(message(R"({"at_s": 7, "node": "n3", "kind": "up"})").substr(0, 42), "/faults/events/0/at_s: node 'n3' has left a");
+  EXPECT_EQ(message(R"({"at_s": 7, "node": "n3", "kind": "up"})").rfind("/faults/events/0/at_s: node 'n3' has left at 7 s", 0),
+            0u);
 }
 
 // Issue 44.6: a dc_pairs entry names two different DCs, each pair once; distinct pairs are kept.
