@@ -192,7 +192,10 @@ struct Simulation::Impl {
 
   // simulation.cpp
   RunResult run(const RunOptions& options);
-  void dispatch(const EventQueue::Event& e);
+  template <bool kDigest>
+  std::uint64_t event_loop(const RunOptions& options, std::chrono::steady_clock::time_point wall0);
+  // Inlined into both copies of the event loop, as into the one loop before the digest's copy.
+  [[gnu::always_inline]] inline void dispatch(const EventQueue::Event& e);
   void start_op(std::uint32_t thread, std::uint32_t loader = 0);  // loader: an open-loop arrival's
   // The workload's next operation (OpGenerator::next) and, with draws ahead, its range.
   bool next_draw(OpDraw& d, std::uint32_t& range);

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <chrono>
-#include <type_traits>
 
 #include <sys/resource.h>
 
@@ -478,7 +477,7 @@ void Simulation::Impl::close_window() {
   LBSIM_DCHECK(result_.latency.count() == result_.measured_ops(), "the merged latency histogram lost operations");
 }
 
-void Simulation::Impl::dispatch(const EventQueue::Event& e) {
+inline void Simulation::Impl::dispatch(const EventQueue::Event& e) {
   const std::uint32_t id = e.id();
   if (next_send_ <= now_) drain_sends();
   switch (e.type()) {
@@ -523,6 +522,67 @@ void Simulation::Impl::dispatch(const EventQueue::Event& e) {
   }
 }
 
+// The event loop of run(): pops and dispatches until the run is over, polling cancellation and
+// reporting progress; with kDigest every popped event is added to options.digest first.
+template <bool kDigest>
+std::uint64_t Simulation::Impl::event_loop(const RunOptions& options, std::chrono::steady_clock::time_point wall0) {
+  const WorkloadSpec& w = sc_.workload;
+  std::uint64_t events = 0;
+  auto last_report = wall0;
+  while (!q_.empty() && !finished_all_) {
+    const EventQueue::Event e = q_.pop();
+    LBSIM_DCHECK(e.at >= now_, "simulated time went backwards");
+    if constexpr (kDigest) options.digest->add(e);
+    now_ = e.at;
+    // A lane's next completion enters the calendar (before this event schedules anything). Its
+    // record is fetched now, a service time before its event pops: at 10,000 client threads it
+    // would otherwise be a cache miss on that event's path (issue 14; no prefetch changes what is
+    // computed).
+    if (q_.lanes_active()) {
+      std::uint64_t next = EventQueue::kNoKey;
+      if (e.type() == kCoordDone) next = q_.popped(lane(crs_[e.id()].node, crs_[e.id()].shard), e);
+      else if (e.type() == kReplicaDone) {
+        const Job& j = jobs_[e.id()];
+        next = q_.popped(j.answer_lane ? answer_lane(j.node, j.owner) : lane(j.node, j.owner), e);
+      }
+      if (next != EventQueue::kNoKey) {
+        const std::uint32_t id = static_cast<std::uint32_t>(next) & EventQueue::kMaxId;
+        if (((next >> EventQueue::kIdBits) & 0xf) == kCoordDone) {
+          __builtin_prefetch(&crs_[id], 1);
+        } else {
+          // A job's answer also reads its request: the previous announced job's line has arrived
+          // by now, so its request is fetched too (one announcement behind).
+          if (prefetched_job_ != kNone) __builtin_prefetch(&crs_[jobs_[prefetched_job_].cr], 1);
+          prefetched_job_ = id;
+          __builtin_prefetch(&jobs_[id], 1);
+        }
+      }
+    }
+    dispatch(e);
+#if defined(LBSIM_DEBUG_CHECKS) && LBSIM_DEBUG_CHECKS
+    // The scans cost O(slab sizes). Early in the run they follow every event while the operation
+    // and request slabs hold fewer than 256 slots together, else every (slots / 256 + 1)th event:
+    // about 256 slot reads per event at most, where thousands of operations in flight made the
+    // sanitizer suite's runs quadratic (4,000 client threads: 8,000 reads after each event). Later
+    // in the run, every 256th event.
+    const std::uint64_t spacing = (ops_.capacity() + crs_.capacity()) / 256 + 1;
+    check_invariants((events < 20000 && events % spacing == 0) || (events & 0xff) == 0);
+#endif
+    if ((++events & 0xffff) == 0) {
+      if (options.cancel && options.cancel->load(std::memory_order_relaxed)) throw Cancelled();
+      if (options.progress) {
+        const auto t = std::chrono::steady_clock::now();
+        if (t - last_report > std::chrono::milliseconds(500)) {
+          last_report = t;
+          options.progress({now_, finished_, target_, w.duration > 0 ? w.warmup + w.duration : 0, events,
+                            std::chrono::duration<double>(t - wall0).count()});
+        }
+      }
+    }
+  }
+  return events;
+}
+
 RunResult Simulation::Impl::run(const RunOptions& options) {
   // An interrupt during the set-up is honoured before the first event (then every 65,536 events).
   if (options.cancel && options.cancel->load(std::memory_order_relaxed)) throw Cancelled();
@@ -551,65 +611,9 @@ RunResult Simulation::Impl::run(const RunOptions& options) {
   } else {
     for (std::uint32_t t = 0; t < sc_.client.threads && !finished_all_; ++t) start_op(t);
   }
-  std::uint64_t events = 0;
-  auto last_report = wall0;
   // The loop is compiled twice: with the opt-in event digest (RunOptions::digest) and without,
   // so that a run without it pays nothing for it.
-  auto loop = [&](auto with_digest) {
-    while (!q_.empty() && !finished_all_) {
-      const EventQueue::Event e = q_.pop();
-      LBSIM_DCHECK(e.at >= now_, "simulated time went backwards");
-      if constexpr (decltype(with_digest)::value) options.digest->add(e);
-      now_ = e.at;
-      // A lane's next completion enters the calendar (before this event schedules anything). Its
-      // record is fetched now, a service time before its event pops: at 10,000 client threads it
-      // would otherwise be a cache miss on that event's path (issue 14; no prefetch changes what is
-      // computed).
-      if (q_.lanes_active()) {
-        std::uint64_t next = EventQueue::kNoKey;
-        if (e.type() == kCoordDone) next = q_.popped(lane(crs_[e.id()].node, crs_[e.id()].shard), e);
-        else if (e.type() == kReplicaDone) {
-          const Job& j = jobs_[e.id()];
-          next = q_.popped(j.answer_lane ? answer_lane(j.node, j.owner) : lane(j.node, j.owner), e);
-        }
-        if (next != EventQueue::kNoKey) {
-          const std::uint32_t id = static_cast<std::uint32_t>(next) & EventQueue::kMaxId;
-          if (((next >> EventQueue::kIdBits) & 0xf) == kCoordDone) {
-            __builtin_prefetch(&crs_[id], 1);
-          } else {
-            // A job's answer also reads its request: the previous announced job's line has arrived
-            // by now, so its request is fetched too (one announcement behind).
-            if (prefetched_job_ != kNone) __builtin_prefetch(&crs_[jobs_[prefetched_job_].cr], 1);
-            prefetched_job_ = id;
-            __builtin_prefetch(&jobs_[id], 1);
-          }
-        }
-      }
-      dispatch(e);
-#if defined(LBSIM_DEBUG_CHECKS) && LBSIM_DEBUG_CHECKS
-      // The scans cost O(slab sizes). Early in the run they follow every event while the operation
-      // and request slabs hold fewer than 256 slots together, else every (slots / 256 + 1)th event:
-      // about 256 slot reads per event at most, where thousands of operations in flight made the
-      // sanitizer suite's runs quadratic (4,000 client threads: 8,000 reads after each event). Later
-      // in the run, every 256th event.
-      const std::uint64_t spacing = (ops_.capacity() + crs_.capacity()) / 256 + 1;
-      check_invariants((events < 20000 && events % spacing == 0) || (events & 0xff) == 0);
-#endif
-      if ((++events & 0xffff) == 0) {
-        if (options.cancel && options.cancel->load(std::memory_order_relaxed)) throw Cancelled();
-        if (options.progress) {
-          const auto t = std::chrono::steady_clock::now();
-          if (t - last_report > std::chrono::milliseconds(500)) {
-            last_report = t;
-            options.progress({now_, finished_, target_, w.duration > 0 ? w.warmup + w.duration : 0, events,
-                              std::chrono::duration<double>(t - wall0).count()});
-          }
-        }
-      }
-    }
-  };
-  if (options.digest) loop(std::true_type{});
-  else loop(std::false_type{});
+  const std::uint64_t events = options.digest ? event_loop<true>(options, wall0) : event_loop<false>(options, wall0);
   if (!window_closed_) close_window();
 #if defined(LBSIM_DEBUG_CHECKS) && LBSIM_DEBUG_CHECKS
   check_invariants(true);
