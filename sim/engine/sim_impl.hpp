@@ -252,6 +252,8 @@ struct Simulation::Impl {
   void stream_node_change(NodeId n, int delta);  // a stream on node n began (+1) or ended (-1)
   SimTime stream_time_at(NodeId n, SimTime t) const;
   void leave_if_drained(NodeId n);
+  void node_leaves(NodeId n);   // a decommissioned node leaves: down, its client connections closed
+  void node_removed(NodeId n);  // removenode: the node is dead and seen down by gossip and driver
   void schedule_detection(NodeId n, bool up, const TokenRing* ring = nullptr);
   // Vnode keyspaces: one ring change at a time (later events wait), streaming then switching.
   void start_vnode_change(std::uint32_t idx);
@@ -453,6 +455,10 @@ struct Simulation::Impl {
   // kDriverDetectBit and the node (the event queue's 16 types are all taken).
   static constexpr std::uint32_t kDriverDetectBit = 1u << 23;
   static constexpr SimTime kNever = std::numeric_limits<SimTime>::max();
+  // Cassandra's RING_DELAY, how long a node that announced LEFT keeps running before it shuts its
+  // client servers down (apache/cassandra 3.11 StorageService: cassandra.ring_delay_ms, 30 s by
+  // default; ScyllaDB's ring_delay_ms is 30,000 too, scylladb/scylladb db/config.cc).
+  static constexpr SimTime kRingDelay = 30 * kSec;
   enum class IdleRule : std::uint8_t {
     Read,      // a heartbeat after `interval` without a read on the connection (Java 3.x, 4.x: reader idle)
     Write,     // ... without a request written to it (Node.js: the idle timer restarts at each send)
