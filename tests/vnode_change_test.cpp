@@ -95,6 +95,7 @@ void expect_traffic_carries_on(const RunResult& r, bool open_loop, std::size_t g
                                      r.by_op[1].errors[static_cast<std::size_t>(ErrorKind::WriteTimeout)]);
   // At most the operations in flight on the node when it went away were retried or failed.
   EXPECT_LE(r.client.retries + r.measured_errors(), open_loop ? 40u : 16u);
+  EXPECT_TRUE(r.warnings.empty()) << r.warnings.front();  // no operation hung past the window
   // n6 coordinates nothing once the driver has dropped it.
   for (std::size_t i = gone_from_step; i < pts.size(); ++i) EXPECT_EQ(r.timeline.node_ops(i)[5], 0u) << "step " << i;
 }
@@ -205,6 +206,27 @@ TEST(VnodeChange, ClientTimeoutsOfASilentNodeAreCountedAsErrorsInTheWindow) {
   EXPECT_EQ(r.measured_errors(), 0u);
   EXPECT_GE(r.client.retries, 8u);
   EXPECT_GE(r.latency.max(), 50 * kMs);
+  EXPECT_TRUE(r.warnings.empty());  // every timeout fell inside the window
+}
+
+TEST(VnodeChange, OperationsThatWaitForTheClientTimeoutAndEndAfterTheWindowAreReported) {
+  // A silent death at 0.2 s with the default 12 s client timeout: every closed-loop thread is
+  // stuck on n6 within milliseconds. Six retry after the client timeout and succeed at 12.2 s; two
+  // waited for reads that n6 never answered and fail by the coordinator's 5 s read timeout. All
+  // end after the 3 s window, so they are in neither the latency nor the errors; the run says so
+  // for those that waited for the client timeout: 6 operations, the longest 12 s.
+  jsonin::Json doc = change_doc("decommission", R"("threads": 8)", kRoundRobin);
+  doc.erase("changes");
+  doc["faults"] = jsonin::Json::parse(R"({"events": [{"at_s": 0.2, "kind": "down", "node": "n6"}]})");
+  const RunResult r = run_first(build(std::move(doc)));
+  EXPECT_GT(to_sec(r.end), 12.0);
+  EXPECT_EQ(r.measured_errors(), 0u);
+  EXPECT_EQ(r.failed, 2u);
+  ASSERT_EQ(r.warnings.size(), 1u);
+  EXPECT_EQ(r.warnings[0],
+            "6 operations started in the measurement window ended after it, each after at least the client "
+            "timeout (12000 ms; the longest 12.000 s): they count in neither the latency nor the errors (requests "
+            "that waited for a node that never answered: see faults.driver_detection_ms)");
 }
 
 }  // namespace lbsim::vnode_change_test
