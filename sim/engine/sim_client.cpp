@@ -2,6 +2,8 @@
 // timeouts, the retry policy and speculative executions.
 #include <limits>
 
+#include <fmt/format.h>
+
 #include "sim/cluster/shard.hpp"
 #include "sim/engine/retry_policy.hpp"
 #include "sim/engine/sim_impl.hpp"
@@ -467,6 +469,18 @@ void Simulation::Impl::on_timer(std::uint32_t which) {
     }
   }
   arm(which);
+}
+
+// An operation started in the window that ends after it is not measured (the window counts what
+// ends inside it). One that took the client timeout or more waited for a node that never answered
+// (a silent `down`), which the report would otherwise hide: the run says how many.
+void Simulation::Impl::warn_late_hung() {
+  if (late_hung_ == 0) return;
+  result_.warnings.push_back(fmt::format(
+      "{} operations started in the measurement window ended after it, each after at least the client timeout "
+      "({} ms; the longest {:.3f} s): they count in neither the latency nor the errors (requests that waited "
+      "for a node that never answered: see faults.driver_detection_ms)",
+      late_hung_, to_ms(sc_.timeouts.client), to_sec(late_hung_max_)));
 }
 
 }  // namespace lbsim

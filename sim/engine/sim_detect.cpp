@@ -275,7 +275,8 @@ void Simulation::Impl::driver_mark_up(NodeId n, const char* by) {
   result_.detection->events.push_back({to_sec(now_), topo_.nodes[n].id, true, by});
 }
 
-// kill: the node's kernel closes its sockets, so the driver's connections to it drop at once.
+// kill, and a node that leaves the cluster (sim_tablets.cpp node_leaves): the node's sockets
+// close, so every loader's driver connections to it drop at once.
 // Every request in flight on them fails at once (Java 3.x: TransportException "Channel has been
 // closed", a ConnectionException that RequestHandler hands to the retry policy's onRequestError
 // for idempotent statements, as a client timeout) and the host goes down (its last connection
@@ -285,6 +286,13 @@ void Simulation::Impl::driver_mark_up(NodeId n, const char* by) {
 // left to its client timeout: approximate, it is a few microseconds' worth of requests.
 void Simulation::Impl::close_connections(NodeId n) {
   driver_mark_down(n, "connection");
+  if (multi_) {  // every loader's connections to the node close with it
+    for (const auto& L : loaders_) {
+      if (!L->view->is_up(n)) continue;
+      L->view->set_up(n, false);
+      L->policy->on_down(n);
+    }
+  }
   if (detect_) detect_arm(n);
   if (!pending_sends_.empty()) drain_sends();
   for (std::uint32_t a = 0; a < attempt_live_.size(); ++a) {

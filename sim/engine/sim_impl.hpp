@@ -258,6 +258,9 @@ struct Simulation::Impl {
   void stream_node_change(NodeId n, int delta);  // a stream on node n began (+1) or ended (-1)
   SimTime stream_time_at(NodeId n, SimTime t) const;
   void leave_if_drained(NodeId n);
+  void warn_late_hung();  // the report's warning for hung operations ended after the window
+  void node_leaves(NodeId n);   // a decommissioned node leaves: down, its client connections closed
+  void node_removed(NodeId n);  // removenode: the node is dead and seen down by gossip and driver
   void schedule_detection(NodeId n, bool up, const TokenRing* ring = nullptr, std::int8_t member = 0);
   // Vnode keyspaces: one ring change at a time (later events wait), streaming then switching.
   void start_vnode_change(std::uint32_t idx);
@@ -459,6 +462,10 @@ struct Simulation::Impl {
   // kDriverDetectBit and the node (the event queue's 16 types are all taken).
   static constexpr std::uint32_t kDriverDetectBit = 1u << 23;
   static constexpr SimTime kNever = std::numeric_limits<SimTime>::max();
+  // Cassandra's RING_DELAY, how long a node that announced LEFT keeps running before it shuts its
+  // client servers down (apache/cassandra 3.11 StorageService: cassandra.ring_delay_ms, 30 s by
+  // default; ScyllaDB's ring_delay_ms is 30,000 too, scylladb/scylladb db/config.cc).
+  static constexpr SimTime kRingDelay = 30 * kSec;
   enum class IdleRule : std::uint8_t {
     Read,      // a heartbeat after `interval` without a read on the connection (Java 3.x, 4.x: reader idle)
     Write,     // ... without a request written to it (Node.js: the idle timer restarts at each send)
@@ -667,6 +674,10 @@ struct Simulation::Impl {
   bool lookahead_ = false;
   std::uint64_t target_ = 0;  // total operations (ops mode), 0 in duration mode
   std::uint64_t measured_ = 0;  // operations ended inside the window (succeeded or failed)
+  // Operations started inside the window that ended after it, having taken at least the client
+  // timeout: in neither the latency nor the errors (warn_late_hung).
+  std::uint64_t late_hung_ = 0;
+  SimTime late_hung_max_ = 0;
   std::uint64_t warmup_done_ = 0;
   bool window_open_ = false, window_closed_ = false, stop_issuing_ = false, finished_all_ = false;
   SimTime window_start_ = 0, window_end_ = 0;

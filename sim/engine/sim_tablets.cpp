@@ -13,9 +13,10 @@
 //   insert the new one: with a fixed pow2 count, the entry of that tablet is replaced); a key whose
 //   tablet is unknown takes the driver's fallback (the vnode token map, or no token awareness);
 // - topology changes: joining nodes start empty and the balancer (sim/cluster/tablet_balancer.hpp)
-//   moves tablets to them; a decommissioned node is drained and then leaves; a removed node is
-//   down at once and its replicas are rebuilt elsewhere. The driver and the coordinators learn of
-//   a node after their detection delays (faults.driver_detection_ms / server_detection_ms); Java
+//   moves tablets to them; a decommissioned node is drained and then leaves, closing its client
+//   connections (node_leaves); a removed node is dead and seen down at once (node_removed) and its
+//   replicas are rebuilt elsewhere. Otherwise the driver and the coordinators learn of a node
+//   after their detection delays (faults.driver_detection_ms / server_detection_ms); Java
 //   3.x round-robin policies then append a new host to their lists (onAdd -> onUp), the mechanism
 //   of scylladb#19107.
 // - A migration with the unspecified rules: write both (old and pending replica; the pending one
@@ -203,10 +204,7 @@ void Simulation::Impl::schedule_detection(NodeId n, bool up, const TokenRing* ri
 void Simulation::Impl::on_change(std::uint32_t idx) {
   if (vnode_changes_) {
     const ChangeEvent& e = sc_.changes.events[idx];
-    if (e.kind == ChangeKind::RemoveNode && nodes_.up(e.nodes[0])) {
-      nodes_.set_down(e.nodes[0], now_);  // dead now, even if its removal waits for another change
-      schedule_detection(e.nodes[0], false);
-    }
+    if (e.kind == ChangeKind::RemoveNode) node_removed(e.nodes[0]);  // even if its removal waits
     if (streaming_) queued_changes_.push_back(idx);
     else start_vnode_change(idx);
     return;
@@ -226,8 +224,7 @@ void Simulation::Impl::on_change(std::uint32_t idx) {
         break;
       case ChangeKind::RemoveNode:
         bnodes_[n].draining = true;
-        nodes_.set_down(n, now_);  // dead: its replicas are rebuilt from the others
-        schedule_detection(n, false);
+        node_removed(n);  // dead: its replicas are rebuilt from the others
         break;
     }
   }
@@ -348,13 +345,14 @@ void Simulation::Impl::leave_if_drained(NodeId n) {
     if (h == n) return;
   for (const Migration& m : migs_)
     if (m.active && (m.m.from.host == n || m.m.to.host == n)) return;
-  // Drained: the node leaves. A decommissioned node stops serving now; the driver and the
-  // coordinators drop it after their detection delays. A removed node was already down.
+  // Drained: the node leaves. A decommissioned node stops serving now and closes its client
+  // connections (node_leaves); the coordinators drop it after their detection delay. A removed
+  // node was already down.
   left_[n] = 1;
   bnodes_[n].shards = 0;
   bnodes_[n].draining = false;
   if (nodes_.up(n)) {
-    nodes_.set_down(n, now_);
+    node_leaves(n);
     schedule_detection(n, false, nullptr, -1);
   } else {  // removed: already down (and detected so); the driver drops it from its metadata
     const auto at = now_ + sc_.faults.driver_detection;
@@ -363,13 +361,39 @@ void Simulation::Impl::leave_if_drained(NodeId n) {
   }
 }
 
+// A decommissioned node that has left shuts its client servers down: ScyllaDB right after it left
+// (scylladb/scylladb service/storage_service.cc decommission: "DECOMMISSIONING: stopped
+// transport"), Cassandra after its RING_DELAY (on_change_done). It does not die silently: the
+// driver's connections to it close, so the requests in flight on them fail at once and go to the
+// retry policy, and the host is down for every loader's driver at once (its last connection
+// failed), as with a `kill` (close_connections), instead of each request waiting for the client
+// timeout until faults.driver_detection_ms.
+void Simulation::Impl::node_leaves(NodeId n) {
+  if (!nodes_.up(n)) return;
+  nodes_.set_down(n, now_);
+  close_connections(n);  // sim_detect.cpp
+}
+
+// removenode removes a node that is dead and seen down: Cassandra and ScyllaDB refuse a live one
+// (apache/cassandra StorageService.removeNode, scylladb/scylladb service/storage_service.cc
+// removenode: "is alive and owns this ID. Use decommission command to remove it from the ring").
+// So at the event the node is down for the coordinators (gossip) and for the driver, and nothing
+// waits for it: the requests in flight to it fail at once, as on a closed connection. A death that
+// the driver has still to detect is a `down` fault before the event.
+void Simulation::Impl::node_removed(NodeId n) {
+  if (!nodes_.up(n)) return;  // already down (a fault): its own detection applies
+  server_up_[n] = 0;
+  node_leaves(n);
+}
+
 // Vnode keyspaces (Cassandra, ScyllaDB without tablets): a joining node takes its tokens, a
 // decommissioned or removed one gives its ranges away. While the data streams (changes.
 // streaming_s), writes also go to the ranges' pending replicas (the new ring's replicas that do
 // not hold the range now) and reads stay on the old ones; then the coordinators switch to the new
 // ring. The driver refreshes its token map, and its policies add or remove the host, after its
-// detection delay from the switch (a node is announced NEW_NODE once it is NORMAL). Concurrent
-// changes are serialized, as Cassandra requires.
+// detection delay from the switch (a node is announced NEW_NODE once it is NORMAL); a
+// decommissioned node shuts down kRingDelay after the switch. Concurrent changes are serialized,
+// as Cassandra requires.
 const TokenRing* Simulation::Impl::member_ring(const std::vector<std::uint8_t>& members) {
   std::vector<NodeSpec> nodes;
   std::vector<NodeId> to_full;
@@ -391,10 +415,7 @@ void Simulation::Impl::start_vnode_change(std::uint32_t idx) {
       server_up_[n] = 1;  // gossip knows the joining node; it takes pending writes
     } else {
       vnode_members_[n] = 0;
-      if (e.kind == ChangeKind::RemoveNode && nodes_.up(n)) {
-        nodes_.set_down(n, now_);  // dead; the others stream its ranges
-        schedule_detection(n, false);
-      }
+      if (e.kind == ChangeKind::RemoveNode) node_removed(n);  // dead; the others stream its ranges
     }
   }
   pring_ = member_ring(vnode_members_);
@@ -412,10 +433,19 @@ void Simulation::Impl::on_change_done(std::uint32_t idx) {
   for (NodeId n : e.nodes) {
     switch (e.kind) {
       case ChangeKind::AddNode: schedule_detection(n, true, sring_, +1); break;
-      case ChangeKind::Decommission:
-        if (nodes_.up(n)) nodes_.set_down(n, now_);  // it leaves: stops serving
+      case ChangeKind::Decommission: {
+        // LEFT: the coordinators use the new ring now, the driver drops the host (and refreshes
+        // its token map) after its detection delay. The node itself shuts its client servers
+        // and messaging down kRingDelay later (apache/cassandra 3.11 StorageService: leaveRing()
+        // announces LEFT and sleeps RING_DELAY, then finishLeaving runs shutdownClientServers()
+        // and stops messaging); until then it still answers what it is sent, as a coordinator
+        // only (it owns no range). Its shutdown is a `kill`: the driver's connections close.
         schedule_detection(n, false, sring_, -1);
+        const SimTime at = now_ + kRingDelay;
+        faults_.push_back({at, n, FaultKind::Kill, 0, 1.0});
+        q_.push(at, kFault, static_cast<std::uint32_t>(faults_.size() - 1));
         break;
+      }
       case ChangeKind::RemoveNode: {
         // Already down (and detected as such): only the driver's token map changes.
         const auto at = now_ + sc_.faults.driver_detection;

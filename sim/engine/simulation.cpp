@@ -393,6 +393,10 @@ void Simulation::Impl::finish_op(std::uint32_t id, bool success, ErrorKind error
     }
     ++measured_;  // = result_.measured_ops() + result_.measured_errors(), without the sums
     if (ops_mode && measured_ >= sc_.workload.ops) close_window();
+  } else if (op.start >= window_start_ && op.start < window_end_ &&
+             now_ - op.start >= sc_.timeouts.client) {
+    ++late_hung_;  // it waited for a timeout and ended after the window (warn_late_hung)
+    late_hung_max_ = std::max(late_hung_max_, now_ - op.start);
   }
   const std::uint32_t thread = op.thread;
   op.thread = kNoThread;
@@ -620,6 +624,7 @@ RunResult Simulation::Impl::run(const RunOptions& options) {
   LBSIM_DCHECK(in_flight_ == 0 && finished_ == issued_, "the run ended with operations that never ended");
 #endif
   result_.end = now_;
+  warn_late_hung();  // sim_client.cpp
   RunResult r = collect();
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
   r.engine.events = events;
