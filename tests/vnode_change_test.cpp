@@ -95,7 +95,8 @@ void expect_traffic_carries_on(const RunResult& r, bool open_loop, std::size_t g
                                      r.by_op[1].errors[static_cast<std::size_t>(ErrorKind::WriteTimeout)]);
   // At most the operations in flight on the node when it went away were retried or failed.
   EXPECT_LE(r.client.retries + r.measured_errors(), open_loop ? 40u : 16u);
-  EXPECT_TRUE(r.warnings.empty()) << r.warnings.front();  // no operation hung past the window
+  for (const auto& w : r.warnings)  // no operation hung past the window (free streaming may be warned of)
+    EXPECT_EQ(w.find("ended after it"), std::string::npos) << w;
   // n6 coordinates nothing once the driver has dropped it.
   for (std::size_t i = gone_from_step; i < pts.size(); ++i) EXPECT_EQ(r.timeline.node_ops(i)[5], 0u) << "step " << i;
 }
@@ -161,7 +162,7 @@ TEST(VnodeChange, TabletKeyspacesLoseNoRequestWhenANodeLeavesEither) {
     jsonin::Json doc = change_doc(action, R"("threads": 8)", kRoundRobin);
     doc["keyspace"]["tablets"] = jsonin::Json::parse(R"({"initial": 16})");
     doc["changes"].erase("streaming_s");
-    doc["changes"]["migration"] = jsonin::Json::parse(R"({"latency_ms": 10, "tablet_size_mb": 1, "stream_mb_s": 100})");
+    doc["changes"]["migration"] = jsonin::Json::parse(R"({"latency_ms": 10, "table_size_mb": 16, "stream_mb_s": 100})");
     const RunResult r = run_first(build(std::move(doc)));
     ASSERT_TRUE(r.tablets);
     EXPECT_EQ(r.tablets->node_replicas[5], 0u);
