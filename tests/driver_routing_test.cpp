@@ -12,6 +12,7 @@
 #include "policies/registry.hpp"
 #include "sim/analysis/load_model.hpp"
 #include "sim/config/cluster_config.hpp"
+#include "two_dcs_topology.hpp"
 
 namespace lbsim {
 namespace {
@@ -20,15 +21,7 @@ using policy::ClusterView;
 using policy::PlanArena;
 using policy::PlanRandom;
 
-// Two DCs: dc1 a0..a5 on racks r0, r1, r2; dc2 b0..b3 on racks r0, r1.
-Topology two_dcs() {
-  std::vector<NodeSpec> nodes;
-  for (int i = 0; i < 6; ++i) nodes.push_back({fmt::format("a{}", i), "dc1", fmt::format("r{}", i % 3), {}});
-  for (int i = 0; i < 4; ++i) nodes.push_back({fmt::format("b{}", i), "dc2", fmt::format("r{}", i % 2), {}});
-  const auto toks = random_tokens(nodes.size(), 8, Rng(11).fork("tokens"));
-  for (std::size_t i = 0; i < nodes.size(); ++i) nodes[i].tokens = toks[i];
-  return Topology::build(nodes);
-}
+using testing::two_dcs_topology;
 
 struct Case {
   std::string spec;
@@ -90,7 +83,7 @@ void check_against_policy_code(const TokenRing& ring, const Case& c, double& wor
 }
 
 TEST(DriverRouting, FirstHostsMatchThePolicyCode) {
-  const TokenRing ring(two_dcs(), {StrategyKind::NetworkTopology, 1, {{"dc1", 3}, {"dc2", 2}}, {}});
+  const TokenRing ring(two_dcs_topology(), {StrategyKind::NetworkTopology, 1, {{"dc1", 3}, {"dc2", 2}}, {}});
   const std::string go_rr = R"({"type":"GoRoundRobin"})";
   const std::string go_dc = R"({"type":"GoDCAwareRoundRobin","local_dc":"dc1"})";
   const std::string go_rack = R"({"type":"GoRackAwareRoundRobin","local_dc":"dc1","local_rack":"r1"})";
@@ -147,7 +140,7 @@ TEST(DriverRouting, FirstHostsMatchThePolicyCode) {
 }
 
 TEST(DriverRouting, AdaptiveOrSeedDependentPoliciesSayWhy) {
-  const Topology topo = two_dcs();
+  const Topology topo = two_dcs_topology();
   const std::vector<std::pair<std::string, std::string>> cases{
       {R"({"type":"GoTokenAware","avoid_slow_replicas":true,"child":{"type":"GoRoundRobin"}})",
        "adaptive: avoid_slow_replicas puts the replicas with max_in_flight_threshold or more requests in flight last"},

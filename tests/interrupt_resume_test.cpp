@@ -67,15 +67,7 @@ int run_lbsim(const std::vector<std::string>& args, const fs::path& err, int kil
       const rlimit lim{file_size_limit, file_size_limit};
       setrlimit(RLIMIT_FSIZE, &lim);
     }
-    const int fd = ::open(err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    dup2(fd, 2);
-    const int null = ::open("/dev/null", O_WRONLY);
-    dup2(null, 1);
-    std::vector<char*> argv{const_cast<char*>(LBSIM_BINARY)};
-    for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
-    argv.push_back(nullptr);
-    execv(LBSIM_BINARY, argv.data());
-    _exit(127);
+    lbsim::testing_files::exec_lbsim(args, err);
   }
   if (kill_after_ms >= 0) {
     if (!wait_for_handler(pid, sig)) ADD_FAILURE() << "lbsim never installed a handler for signal " << sig;

@@ -13,6 +13,7 @@
 #include "sim/analysis/load_model.hpp"
 #include "sim/cluster/routing_key.hpp"
 #include "sim/config/cluster_config.hpp"
+#include "two_dcs_topology.hpp"
 
 namespace lbsim {
 namespace {
@@ -21,14 +22,7 @@ using policy::ClusterView;
 using policy::PlanArena;
 using policy::PlanRandom;
 
-Topology two_dcs() {
-  std::vector<NodeSpec> nodes;
-  for (int i = 0; i < 6; ++i) nodes.push_back({fmt::format("a{}", i), "dc1", fmt::format("r{}", i % 3), {}});
-  for (int i = 0; i < 4; ++i) nodes.push_back({fmt::format("b{}", i), "dc2", fmt::format("r{}", i % 2), {}});
-  const auto toks = random_tokens(nodes.size(), 8, Rng(11).fork("tokens"));
-  for (std::size_t i = 0; i < nodes.size(); ++i) nodes[i].tokens = toks[i];
-  return Topology::build(nodes);
-}
+using testing::two_dcs_topology;
 
 struct ModelCase {
   std::string spec;
@@ -37,7 +31,7 @@ struct ModelCase {
 };
 
 TEST(LoadModel, DeterministicOrderingsMatchThePolicyCodeOverOneRotationPeriod) {
-  const TokenRing ring(two_dcs(), {StrategyKind::NetworkTopology, 1, {{"dc1", 3}, {"dc2", 2}}, {}});
+  const TokenRing ring(two_dcs_topology(), {StrategyKind::NetworkTopology, 1, {{"dc1", 3}, {"dc2", 2}}, {}});
   const auto& topo = ring.topology();
   const std::string dc = R"({"type":"DCAwareRoundRobin","local_dc":"dc1"})";
   const std::string rack_pre = R"({"type":"RackAwareRoundRobin","local_dc":"dc1","local_rack":"r1"})";
@@ -102,7 +96,7 @@ TEST(LoadModel, DeterministicOrderingsMatchThePolicyCodeOverOneRotationPeriod) {
 }
 
 TEST(LoadModel, RandomOrderingIsUniformOverTheUpLocalReplicas) {
-  const TokenRing ring(two_dcs(), {StrategyKind::NetworkTopology, 1, {{"dc1", 3}, {"dc2", 2}}, {}});
+  const TokenRing ring(two_dcs_topology(), {StrategyKind::NetworkTopology, 1, {{"dc1", 3}, {"dc2", 2}}, {}});
   std::string why;
   const auto rs = routing_spec(nlohmann::json::parse(
                                    R"({"type":"TokenAware","child":{"type":"DCAwareRoundRobin","local_dc":"dc2"}})"),
@@ -133,7 +127,7 @@ TEST(LoadModel, RandomOrderingIsUniformOverTheUpLocalReplicas) {
 }
 
 TEST(LoadModel, AdaptivePoliciesAreMarkedNotModelled) {
-  const TokenRing ring(two_dcs(), {StrategyKind::NetworkTopology, 1, {{"dc1", 3}}, {}});
+  const TokenRing ring(two_dcs_topology(), {StrategyKind::NetworkTopology, 1, {{"dc1", 3}}, {}});
   LoadModelInput in;
   in.ring = &ring;
   in.range_weight.assign(ring.size(), 1.0 / static_cast<double>(ring.size()));
@@ -146,7 +140,7 @@ TEST(LoadModel, AdaptivePoliciesAreMarkedNotModelled) {
 }
 
 TEST(LoadModel, SharesAddUpAndTheBusiestNodeSetsTheBound) {
-  const TokenRing ring(two_dcs(), {StrategyKind::NetworkTopology, 1, {{"dc1", 3}, {"dc2", 2}}, {}});
+  const TokenRing ring(two_dcs_topology(), {StrategyKind::NetworkTopology, 1, {{"dc1", 3}, {"dc2", 2}}, {}});
   KeySpec keys;
   keys.count = 100000;
   LoadModelInput in;
@@ -182,7 +176,7 @@ TEST(LoadModel, SharesAddUpAndTheBusiestNodeSetsTheBound) {
 // replica, so the bound is that shard's capacity (the node's / shards), and unrouted coordinator
 // work spreads over all shards of the coordinators.
 TEST(LoadModel, PerShardBoundIsTheBusiestShards) {
-  const TokenRing ring(two_dcs(), {StrategyKind::Simple, 1, {}, {}});
+  const TokenRing ring(two_dcs_topology(), {StrategyKind::Simple, 1, {}, {}});
   const std::size_t n = ring.topology().size();
   KeySpec one;
   one.count = 1;
@@ -230,7 +224,7 @@ TEST(LoadModel, PerShardBoundIsTheBusiestShards) {
 }
 
 TEST(LoadModel, KeyWeightsFollowTheDistributionsPmf) {
-  const TokenRing ring(two_dcs(), {StrategyKind::Simple, 1, {}, {}});
+  const TokenRing ring(two_dcs_topology(), {StrategyKind::Simple, 1, {}, {}});
   for (KeyDistKind kind : {KeyDistKind::Uniform, KeyDistKind::Gaussian, KeyDistKind::Zipf, KeyDistKind::Exponential,
                            KeyDistKind::Hotspot}) {
     KeySpec k;

@@ -37,15 +37,7 @@ pid_t start(const std::vector<std::string>& args, const fs::path& err, const std
   const pid_t pid = fork();
   if (pid == 0) {
     if (!pause.empty()) setenv("LBSIM_PAUSE_AT", pause.c_str(), 1);
-    const int fd = ::open(err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    dup2(fd, 2);
-    const int null = ::open("/dev/null", O_WRONLY);
-    dup2(null, 1);
-    std::vector<char*> argv{const_cast<char*>(LBSIM_BINARY)};
-    for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
-    argv.push_back(nullptr);
-    execv(LBSIM_BINARY, argv.data());
-    _exit(127);
+    lbsim::testing_files::exec_lbsim(args, err);
   }
   return pid;
 }
