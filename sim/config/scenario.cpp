@@ -2,7 +2,6 @@
 #include "sim/config/scenario.hpp"
 
 #include <algorithm>
-#include <charconv>
 #include <cmath>
 #include <filesystem>
 #include <limits>

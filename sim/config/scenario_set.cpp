@@ -1,5 +1,6 @@
 // --set patches: PATH=VALUE assignments applied to a scenario document before validation, each
 // path given once, and the errors of a patched document blamed on the patch that wrote there.
+#include <charconv>
 #include <set>
 #include <string>
 #include <vector>
