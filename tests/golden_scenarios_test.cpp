@@ -60,13 +60,16 @@ TEST_P(GoldenScenario, EveryPolicyMatchesTheCommittedStableReport) {
   const GoldenCase& c = GetParam();
   const Scenario sc = load_scenario((kSource / c.scenario).string(), c.sets);
   jsonin::Json got = jsonin::Json::object();
-  std::string digests;  // "policy events hash checkpoints..." per line (sim/engine/event_digest.hpp)
+  // Per policy two lines (sim/engine/event_digest.hpp): "policy events hash checkpoints..." and
+  // "policy draws name=count ...".
+  std::string digests;
   for (const auto& p : sc.policies) {
     EventDigest digest;
     RunOptions options;
     options.digest = &digest;
     got[p.name] = report_json_stable(run_simulation(sc, p, sc.seed, options));
     digests += p.name + " " + digest.line() + "\n";
+    digests += p.name + " draws " + digest.draws_line() + "\n";
   }
   const std::string text = got.dump(1) + "\n";
   const fs::path file = kSource / "tests/golden/scenarios" / (golden_name(c.scenario) + ".json");
@@ -76,7 +79,8 @@ TEST_P(GoldenScenario, EveryPolicyMatchesTheCommittedStableReport) {
     write_file_atomic(digest_file.string(), digests);
     return;
   }
-  // The event sequence: the first policy whose digest differs, and where its events part.
+  // The event sequence: the first policy whose digest differs, and where its events part (or the
+  // first stream whose draws differ).
   {
     std::istringstream want_lines(testing_files::slurp(digest_file)), got_lines(digests);
     std::string w, g;
@@ -84,10 +88,17 @@ TEST_P(GoldenScenario, EveryPolicyMatchesTheCommittedStableReport) {
       if (!std::getline(want_lines, w)) w.clear();
       if (w == g) continue;
       const std::string name = g.substr(0, g.find(' '));
-      const auto from = first_divergence(w.substr(w.find(' ') + 1), g.substr(g.find(' ') + 1));
-      ADD_FAILURE() << c.scenario << " / " << name << ": the event sequence changed (was: "
-                    << (w.empty() ? "absent" : w.substr(0, w.find(' ', w.find(' ') + 1))) << "...), first within events ["
-                    << *from << ", " << *from + EventDigest::kCheckpointEvery << ")";
+      const std::string rest = g.substr(g.find(' ') + 1);
+      const std::string was = w.empty() ? std::string() : w.substr(w.find(' ') + 1);
+      if (rest.rfind("draws", 0) == 0) {
+        ADD_FAILURE() << c.scenario << " / " << name << ": a stream's draws changed: "
+                      << first_draws_difference(was.rfind("draws", 0) == 0 ? was.substr(5) : "", rest.substr(5));
+      } else {
+        const auto from = first_divergence(was, rest);
+        ADD_FAILURE() << c.scenario << " / " << name << ": the event sequence changed (was: "
+                      << (w.empty() ? "absent" : w.substr(0, w.find(' ', w.find(' ') + 1))) << "...), first within events ["
+                      << *from << ", " << *from + EventDigest::kCheckpointEvery << ")";
+      }
       break;
     }
   }
@@ -139,10 +150,10 @@ namespace {
 TEST(EventDigest, BracketsTheFirstEventWhereTwoSequencesPart) {
   EventDigest a, b;
   for (std::uint64_t i = 0; i < 3 * EventDigest::kCheckpointEvery + 10; ++i) {
-    const EventQueue::Event e{static_cast<SimTime>(i * 10), (i << 28) | (3u << 24) | 7u};
+    const EventDigest::Entry e{static_cast<SimTime>(i * 10), i, "replica_done", 7u};
     a.add(e);
-    // b pops another slot id at event 5000: the checkpoints agree up to 4096 and part after.
-    b.add(i == 5000 ? EventQueue::Event{e.at, (i << 28) | (3u << 24) | 8u} : e);
+    // b pops another slot at event 5000: the checkpoints agree up to 4096 and part after.
+    b.add(i == 5000 ? EventDigest::Entry{e.at, i, "replica_done", 8u} : e);
   }
   EXPECT_EQ(a.events, b.events);
   EXPECT_NE(a.hash, b.hash);
@@ -151,13 +162,29 @@ TEST(EventDigest, BracketsTheFirstEventWhereTwoSequencesPart) {
   EXPECT_NE(a.checkpoints[1], b.checkpoints[1]);
   EXPECT_EQ(first_divergence(a.line(), b.line()), std::optional<std::uint64_t>(EventDigest::kCheckpointEvery));
   EXPECT_EQ(first_divergence(a.line(), a.line()), std::nullopt);
+  // Another kind name at the same time, sequence number and slot is another digest.
+  EventDigest k1, k2;
+  k1.add({5, 1, "snitch.update", 0});
+  k2.add({5, 1, "snitch.reset", 0});
+  EXPECT_NE(k1.hash, k2.hash);
   // Tracing that bracket names the event itself.
   EventDigest t;
   t.trace_from = 4096;
   t.trace_to = 8192;
-  for (std::uint64_t i = 0; i < 6000; ++i) t.add({static_cast<SimTime>(i * 10), (i << 28) | (3u << 24) | 7u});
+  for (std::uint64_t i = 0; i < 6000; ++i) t.add({static_cast<SimTime>(i * 10), i, "replica_done", 7u});
   ASSERT_EQ(t.traced.size(), 6000u - 4096u);
-  EXPECT_EQ(describe_event(t.traced[5000 - 4096]), "t=50000 ns seq=5000 kind=3 id=7");
+  EXPECT_EQ(describe_event(t.traced[5000 - 4096]), "t=50000 ns seq=5000 kind=replica_done slot=7");
+}
+
+TEST(EventDigest, CountsEachStreamsDrawsAndNamesTheFirstThatDiffers) {
+  Rng r = Rng(42).fork("service");
+  EXPECT_EQ(r.draws_since_seed(), 0);
+  for (int i = 0; i < 1234; ++i) r.next_u64();
+  EXPECT_EQ(r.draws_since_seed(), 1234);
+  EXPECT_EQ(r.draws_since_seed(1000), -1);  // past the cap
+  EXPECT_EQ(first_draws_difference("network=5 service=7", "network=5 service=8"), "service: was 7, now 8");
+  EXPECT_EQ(first_draws_difference("network=5 service=7", "network=5"), "service: was 7, now absent");
+  EXPECT_EQ(first_draws_difference("network=5", "network=5"), "");
 }
 
 TEST(EventDigest, ChangesNoReportAndCountsEveryEvent) {
@@ -170,6 +197,14 @@ TEST(EventDigest, ChangesNoReportAndCountsEveryEvent) {
     EXPECT_EQ(report_json_stable(r).dump(), report_json_stable(run_simulation(sc, p, 3)).dump()) << p.name;
     EXPECT_EQ(d.events, r.engine.events) << p.name;
     EXPECT_EQ(d.checkpoints.size(), d.events / EventDigest::kCheckpointEvery) << p.name;
+    // Every operation drew from the workload and service streams.
+    std::int64_t workload = -1, service = -1;
+    for (const auto& [name, n] : d.draws) {
+      if (name == "workload") workload = n;
+      if (name == "service") service = n;
+    }
+    EXPECT_GE(workload, 5000) << p.name;
+    EXPECT_GE(service, 5000) << p.name;
   }
 }
 

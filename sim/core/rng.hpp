@@ -50,6 +50,19 @@ class Rng {
 
   std::uint64_t seed() const { return seed_; }
 
+  // How many 64-bit draws this stream has made since it was seeded, found by stepping a fresh copy
+  // (xoshiro's state after k draws names k); -1 past `cap`. For the event digest's per-stream
+  // counts (sim/engine/event_digest.hpp): it costs the streams nothing while they draw.
+  std::int64_t draws_since_seed(std::uint64_t cap = std::uint64_t{1} << 32) const {
+    Rng fresh(seed_);
+    for (std::uint64_t k = 0; k <= cap; ++k) {
+      if (fresh.s_[0] == s_[0] && fresh.s_[1] == s_[1] && fresh.s_[2] == s_[2] && fresh.s_[3] == s_[3])
+        return static_cast<std::int64_t>(k);
+      fresh.next_u64();
+    }
+    return -1;
+  }
+
   // A child stream named `name`; independent of draws already made from this one.
   Rng fork(std::string_view name) const {
     std::uint64_t mix = seed_ ^ (stream_hash(name) * 0x9e3779b97f4a7c15ULL);

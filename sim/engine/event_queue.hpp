@@ -46,6 +46,7 @@ struct Event {
   std::uint64_t key;  // seq << 28 | type << 24 | id
   std::uint32_t type() const { return static_cast<std::uint32_t>(key >> kIdBits) & 0xf; }
   std::uint32_t id() const { return static_cast<std::uint32_t>(key) & kMaxId; }
+  std::uint64_t seq() const { return key >> (kIdBits + 4); }
 };
 
 // (at, key) as one unsigned 128-bit number (times are never negative): one compare, no branch.

@@ -206,6 +206,10 @@ struct Simulation::Impl {
   bool may_issue() const;
   void schedule_next_arrival(std::uint32_t loader = 0);
   RunResult collect();
+  // sim_digest.cpp: the event digest's view of an event (its logical kind and slot) and of the
+  // named streams (RunOptions::digest).
+  EventDigest::Entry digest_entry(const EventQueue::Event& e) const;
+  void digest_draws(EventDigest& d) const;
   // Debug builds (LBSIM_DEBUG_CHECKS): the model's invariants after an event; `full` adds the
   // scans over the slabs and hosts. Release builds compile the calls out.
   void check_invariants(bool full) const;

@@ -464,7 +464,7 @@ std::uint64_t Simulation::Impl::event_loop(const RunOptions& options, std::chron
   while (!q_.empty() && !finished_all_) {
     const EventQueue::Event e = q_.pop();
     LBSIM_DCHECK(e.at >= now_, "simulated time went backwards");
-    if constexpr (kDigest) options.digest->add(e);
+    if constexpr (kDigest) options.digest->add(digest_entry(e));
     now_ = e.at;
     // A lane's next completion enters the calendar (before this event schedules anything). Its
     // record is fetched now, a service time before its event pops: at 10,000 client threads it
@@ -547,6 +547,7 @@ RunResult Simulation::Impl::run(const RunOptions& options) {
   // so that a run without it pays nothing for it.
   const std::uint64_t events = options.digest ? event_loop<true>(options, wall0) : event_loop<false>(options, wall0);
   if (!window_closed_) close_window();
+  if (options.digest) digest_draws(*options.digest);
 #if defined(LBSIM_DEBUG_CHECKS) && LBSIM_DEBUG_CHECKS
   check_invariants(true);
   LBSIM_DCHECK(in_flight_ == 0 && finished_ == issued_, "the run ended with operations that never ended");

@@ -27,6 +27,7 @@ class OpGenerator {
   // False when a trace is exhausted.
   bool next(OpDraw& out);
   std::uint64_t produced() const { return produced_; }
+  const Rng& rng() const { return rng_; }  // the workload's stream (the event digest counts its draws)
 
  private:
   const WorkloadSpec* spec_;

@@ -1,0 +1,89 @@
+// The event digest's names (sim/engine/event_digest.hpp): each event's logical kind and slot, so
+// that an event keeps its digest when its queue encoding changes (issue 45), and the named random
+// streams whose draws it counts.
+#include <algorithm>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "sim/engine/sim_impl.hpp"
+
+namespace lbsim {
+
+EventDigest::Entry Simulation::Impl::digest_entry(const EventQueue::Event& e) const {
+  EventDigest::Entry d{e.at, e.seq(), "", e.id()};
+  const std::uint32_t id = e.id();
+  switch (e.type()) {
+    case kOpStart:
+      if (id >= kFirstOpenLoop && id <= kOpenLoop) {
+        d.kind = "arrival";
+        d.slot = kOpenLoop - id;  // the loader
+      } else {
+        d.kind = "op_start";  // slot: the closed-loop thread
+      }
+      break;
+    case kAttemptArrive: d.kind = "attempt_arrive"; break;
+    case kCoordDone: d.kind = "coord_done"; break;
+    case kReplicaArrive: d.kind = "replica_arrive"; break;
+    case kReplicaDone: d.kind = "replica_done"; break;
+    case kClientResponse: d.kind = "client_response"; break;
+    case kTimer: {
+      static constexpr std::array<const char*, kTimers> kNames{
+          "timer.client_timeout", "timer.read_timeout", "timer.write_timeout", "timer.speculative",
+          "timer.cas_timeout",    "spec_retry.timer",   "driver_spec.percentile_timer", "snitch.update",
+          "snitch.reset",         "hwlb.tick"};
+      d.kind = id < kTimers ? kNames[id] : "timer.unknown";
+      d.slot = 0;
+      break;
+    }
+    case kFault: d.kind = "fault"; break;
+    case kDetect:
+      if (id & kDriverDetectBit) {
+        d.kind = "detect.driver_timer";
+        d.slot = id & ~kDriverDetectBit;  // the node
+      } else {
+        d.kind = "detection";
+      }
+      break;
+    case kWindow: d.kind = "window"; break;
+    case kDecoded: d.kind = "decoded"; break;
+    case kHopDone: d.kind = "hop_done"; break;
+    case kChange:
+      if (id & kResizeTickBit) {
+        d.kind = "placement.resize_tick";
+        d.slot = id & ~kResizeTickBit;  // the decision number
+      } else {
+        d.kind = "placement.change";
+      }
+      break;
+    case kMigration: d.kind = "placement.migration"; break;
+    case kChangeDone: d.kind = "placement.change_done"; break;
+    case kStreamChunk: d.kind = "placement.stream_chunk"; break;
+    default: d.kind = "unknown"; break;
+  }
+  return d;
+}
+
+void Simulation::Impl::digest_draws(EventDigest& d) const {
+  std::vector<std::pair<std::string, const Rng*>> streams{
+      {"workload", &gen_.rng()},        {"arrivals", &arrival_rng_}, {"think", &think_rng_},
+      {"service", &service_rng_},       {"network", &net_rng_},      {"shard", &shard_rng_},
+      {"policy", &policy_rng_},         {"plan", &plan_rng_},        {"driver_cost", &cost_rng_},
+      {"read_replicas", &read_replica_rng_}, {"dynamic_snitch", &snitch_rng_}, {"hwlb", &hwlb_rng_},
+      {"disk", &disk_rng_},             {"balancer", &balancer_rng_}};
+  for (std::size_t l = 0; l < loaders_.size(); ++l) {
+    const Loader& L = *loaders_[l];
+    if (!L.own_policy) continue;  // it draws from the one-client streams
+    const std::string k = "#" + std::to_string(l);
+    streams.emplace_back("policy" + k, &L.own_policy_rng);
+    streams.emplace_back("plan" + k, &L.own_plan_rng);
+    streams.emplace_back("arrivals" + k, &L.own_arrival_rng);
+    streams.emplace_back("think" + k, &L.own_think_rng);
+    streams.emplace_back("driver_cost" + k, &L.own_cost_rng);
+  }
+  d.draws.clear();
+  for (const auto& [name, rng] : streams) d.draws.emplace_back(name, rng->draws_since_seed());
+  std::sort(d.draws.begin(), d.draws.end());
+}
+
+}  // namespace lbsim
