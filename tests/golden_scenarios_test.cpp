@@ -1,10 +1,22 @@
-// Golden reports of every shipped scenario (issue 45, step 1): each line of
-// tests/golden/scenarios.txt names a scenario of configs/ and the --set patches that shorten it;
-// every policy of it, at the scenario's seed, must give exactly the stable report committed in
-// tests/golden/scenarios/<name>.json (one object keyed by policy name). A refactoring of the
-// engine keeps all of them byte-identical; a deliberate change of a figure regenerates them in a
-// commit that names it:
+// Golden reports of every shipped scenario (issue 45, step 1) and of the in-memory scenarios of
+// the mechanism tests. Two tables, one comparison:
+// - tests/golden/scenarios.txt: each line names a scenario of configs/ and the --set patches that
+//   shorten it; the goldens are tests/golden/scenarios/<name>.json and .digest, <name> the path
+//   below configs/ with '/' as '-'. Every shipped scenario is listed (GoldenScenarioTable).
+// - tests/golden/mechanisms.txt: each line names a scenario file tests/golden/mechanisms/<name>.json,
+//   the scenario a mechanism test builds in memory (cache and disk, HWLB, dynamic snitch, driver
+//   failure detection, server speculative retry, driver speculative executions, tablets, resize,
+//   streaming, vnode changes, loaders, LWT, faults, EACH_QUORUM, shard-aware connections), dumped
+//   once to a file and shortened where the test's run is long; its comment names the test and the
+//   mechanism path. The goldens are tests/golden/mechanisms/out/<name>.json and .digest. Every
+//   listed file exists and every file there is listed (GoldenMechanismTable).
+// Every policy of a scenario, at the scenario's seed, must give exactly the committed stable report
+// (report_json_stable, one object keyed by policy name) and EventDigest line (the engine's event
+// count, hash and checkpoints, sim/engine/event_digest.hpp); a failure names the first policy and
+// line that differ. A refactoring of the engine keeps all of them byte-identical; a deliberate
+// change of a figure regenerates them in a commit that names it:
 //   LBSIM_UPDATE_GOLDEN=1 build/tests/lbsim_tests --gtest_filter='*GoldenScenario*'
+// (Shipped/GoldenScenario.* or Mechanism/GoldenScenario.* for one table). tests/golden/README.md.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -29,29 +41,51 @@ const fs::path kSource = LBSIM_SOURCE_DIR;
 struct GoldenCase {
   std::string scenario;           // path below the source folder, e.g. configs/incidents/x.json
   std::vector<std::string> sets;  // "PATH=VALUE" patches
+  std::string name;               // the golden's name, e.g. incidents-x
+  fs::path golden;                // the stable reports, below the source folder; .digest beside it
 };
 
 void PrintTo(const GoldenCase& c, std::ostream* os) { *os << c.scenario; }
 
-std::vector<GoldenCase> load_cases() {
-  std::vector<GoldenCase> out;
-  std::istringstream in(testing_files::slurp(kSource / "tests/golden/scenarios.txt"));
+// The lines of a table: the first word, then the --set patches; '#' starts a comment.
+std::vector<std::vector<std::string>> table_lines(const fs::path& table) {
+  std::vector<std::vector<std::string>> out;
+  std::istringstream in(testing_files::slurp(kSource / table));
   for (std::string line; std::getline(in, line);) {
-    if (line.empty() || line[0] == '#') continue;
+    line = line.substr(0, line.find('#'));
     std::istringstream words(line);
-    GoldenCase c;
-    words >> c.scenario;
-    for (std::string s; words >> s;) c.sets.push_back(s);
-    out.push_back(c);
+    std::vector<std::string> w;
+    for (std::string s; words >> s;) w.push_back(s);
+    if (!w.empty()) out.push_back(w);
   }
   return out;
 }
 
 // configs/incidents/scylladb-7342.json -> incidents-scylladb-7342
-std::string golden_name(const std::string& scenario) {
+std::string shipped_name(const std::string& scenario) {
   std::string rel = fs::path(scenario).lexically_relative("configs").replace_extension().string();
   std::replace(rel.begin(), rel.end(), '/', '-');
   return rel;
+}
+
+std::vector<GoldenCase> shipped_cases() {
+  std::vector<GoldenCase> out;
+  for (const auto& w : table_lines("tests/golden/scenarios.txt")) {
+    GoldenCase c{w[0], {w.begin() + 1, w.end()}, shipped_name(w[0]), {}};
+    c.golden = fs::path("tests/golden/scenarios") / (c.name + ".json");
+    out.push_back(c);
+  }
+  return out;
+}
+
+const fs::path kMechanisms = "tests/golden/mechanisms";
+
+std::vector<GoldenCase> mechanism_cases() {
+  std::vector<GoldenCase> out;
+  for (const auto& w : table_lines("tests/golden/mechanisms.txt"))
+    out.push_back({(kMechanisms / (w[0] + ".json")).string(), {w.begin() + 1, w.end()}, w[0],
+                   kMechanisms / "out" / (w[0] + ".json")});
+  return out;
 }
 
 class GoldenScenario : public ::testing::TestWithParam<GoldenCase> {};
@@ -72,9 +106,10 @@ TEST_P(GoldenScenario, EveryPolicyMatchesTheCommittedStableReport) {
     digests += p.name + " draws " + digest.draws_line() + "\n";
   }
   const std::string text = got.dump(1) + "\n";
-  const fs::path file = kSource / "tests/golden/scenarios" / (golden_name(c.scenario) + ".json");
+  const fs::path file = kSource / c.golden;
   const fs::path digest_file = fs::path(file).replace_extension(".digest");
   if (std::getenv("LBSIM_UPDATE_GOLDEN") != nullptr) {
+    fs::create_directories(file.parent_path());
     write_file_atomic(file.string(), text);
     write_file_atomic(digest_file.string(), digests);
     return;
@@ -122,22 +157,43 @@ TEST_P(GoldenScenario, EveryPolicyMatchesTheCommittedStableReport) {
   ADD_FAILURE() << c.scenario << ": a policy was removed from the scenario";
 }
 
-INSTANTIATE_TEST_SUITE_P(Shipped, GoldenScenario, ::testing::ValuesIn(load_cases()),
-                         [](const ::testing::TestParamInfo<GoldenCase>& i) {
-                           std::string n = golden_name(i.param.scenario);
-                           for (char& ch : n)
-                             if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
-                           return n;
-                         });
+std::string param_name(const ::testing::TestParamInfo<GoldenCase>& i) {
+  std::string n = i.param.name;
+  for (char& ch : n)
+    if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
+  return n;
+}
+
+INSTANTIATE_TEST_SUITE_P(Shipped, GoldenScenario, ::testing::ValuesIn(shipped_cases()), param_name);
+INSTANTIATE_TEST_SUITE_P(Mechanism, GoldenScenario, ::testing::ValuesIn(mechanism_cases()), param_name);
 
 TEST(GoldenScenarioTable, ListsEveryShippedScenario) {
   std::set<std::string> listed;
-  for (const auto& c : load_cases()) listed.insert(c.scenario);
+  for (const auto& c : shipped_cases()) listed.insert(c.scenario);
   for (const char* dir : {"configs", "configs/incidents"})
     for (const auto& e : fs::directory_iterator(kSource / dir)) {
       if (e.path().extension() != ".json") continue;
       const std::string rel = fs::path(e.path()).lexically_relative(kSource).string();
       EXPECT_TRUE(listed.count(rel)) << rel << " is not in tests/golden/scenarios.txt";
+    }
+}
+
+// Every line of tests/golden/mechanisms.txt has its scenario file and both goldens; every
+// scenario file and golden in tests/golden/mechanisms/ is listed once.
+TEST(GoldenMechanismTable, EveryListedScenarioHasItsFileAndGoldens) {
+  const auto cases = mechanism_cases();
+  ASSERT_GE(cases.size(), 40u) << "tests/golden/mechanisms.txt lost its lines";
+  std::set<std::string> listed;
+  for (const auto& c : cases) {
+    EXPECT_TRUE(listed.insert(c.name).second) << c.name << " is listed twice";
+    for (const fs::path& f : {fs::path(c.scenario), c.golden, fs::path(c.golden).replace_extension(".digest")})
+      EXPECT_TRUE(fs::is_regular_file(kSource / f)) << "missing " << f << " (listed in tests/golden/mechanisms.txt)";
+  }
+  for (const fs::path& dir : {kMechanisms, kMechanisms / "out"})
+    for (const auto& e : fs::directory_iterator(kSource / dir)) {
+      if (!e.is_regular_file()) continue;
+      EXPECT_TRUE(listed.count(e.path().stem().string()))
+          << fs::path(e.path()).lexically_relative(kSource) << " is not in tests/golden/mechanisms.txt";
     }
 }
 
