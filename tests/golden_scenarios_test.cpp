@@ -11,9 +11,9 @@
 //   mechanism path. The goldens are tests/golden/mechanisms/out/<name>.json and .digest. Every
 //   listed file exists and every file there is listed (GoldenMechanismTable).
 // Every policy of a scenario, at the scenario's seed, must give exactly the committed stable report
-// (report_json_stable, one object keyed by policy name) and EventDigest line (the engine's event
-// count, hash and checkpoints, sim/engine/event_digest.hpp); a failure names the first policy and
-// line that differ. A refactoring of the engine keeps all of them byte-identical; a deliberate
+// (report_json_stable, one object keyed by policy name) and EventDigest lines (the engine's event
+// count, hash and checkpoints, and each named random stream's draw count; sim/engine/event_digest.hpp);
+// a failure names the first policy and line (or stream) that differ. A refactoring of the engine keeps all of them byte-identical; a deliberate
 // change of a figure regenerates them in a commit that names it:
 //   LBSIM_UPDATE_GOLDEN=1 build/tests/lbsim_tests --gtest_filter='*GoldenScenario*'
 // (Shipped/GoldenScenario.* or Mechanism/GoldenScenario.* for one table). tests/golden/README.md.
