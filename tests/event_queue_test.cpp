@@ -217,6 +217,56 @@ TEST(EventQueue, LanesKeepTheHeapsOrder) {
   EXPECT_GT(out_of_order, 1'000u);
 }
 
+// The sequence numbers' renumbering (EventQueue::renumber), forced every 4,096 pops from a low
+// threshold: ring slots, the far heap and the lanes' FIFOs all hold pending events when it
+// happens, and the pop order must stay the reference heap's, event for event (each event carries
+// a unique id; the keys' sequence fields differ after a renumbering, by design).
+TEST(EventQueue, RenumberingKeepsThePopOrder) {
+  constexpr std::uint32_t kLanes = 16;
+  EventQueue q;
+  q.set_lanes(kLanes);
+  q.set_renumber_at_for_test(3000);
+  EventHeap ref;
+  Rng rng(5);
+  std::uint64_t seq = 0;
+  std::uint32_t next_id = 0;
+  std::vector<SimTime> free_at(kLanes, 0);
+  SimTime now = 0;
+  auto push = [&](SimTime at, std::uint32_t type, std::int32_t lane) {
+    const std::uint32_t id = (next_id++ % (1u << 19)) * kLanes + (lane < 0 ? 0u : static_cast<std::uint32_t>(lane));
+    if (lane >= 0) q.push_lane(static_cast<std::uint32_t>(lane), at, type, id);
+    else q.push(at, type, id);
+    ref.push({at, (seq++ << 28) | (std::uint64_t{type} << 24) | id});
+  };
+  std::uint64_t popped = 0, lane_waiting_most = 0;
+  auto check_pop = [&]() {
+    const auto a = q.pop();
+    const auto b = ref.pop();
+    ASSERT_EQ(a.at, b.at) << "pop " << popped;
+    ASSERT_EQ(a.type(), b.type()) << "pop " << popped;
+    ASSERT_EQ(a.id(), b.id()) << "pop " << popped;
+    ++popped;
+    now = a.at;
+    if (a.type() == 1) q.popped(a.id() % kLanes, a);
+    lane_waiting_most = std::max<std::uint64_t>(lane_waiting_most, q.lane_waiting());
+    if (a.type() != 2 || popped >= 150'000) return;  // then the pending events drain
+    for (int j = 0; j < (popped < 60'000 ? 3 : 1); ++j) {
+      const auto lane = static_cast<std::int32_t>(rng.below(kLanes));
+      free_at[lane] = std::max(now, free_at[lane]) + static_cast<SimTime>(rng.exponential(40'000));
+      push(free_at[lane], 1, lane);
+    }
+    push(now + static_cast<SimTime>(rng.below(3)) * 1000, 2, -1);  // equal times are common
+    if (rng.below(50) == 0) push(now + 20'000'000'000, 3, -1);     // beyond the ring: the heap
+  };
+  for (int i = 0; i < 4; ++i) push(0, 2, -1);
+  while (popped < 150'000) check_pop();
+  while (!ref.empty()) check_pop();
+  EXPECT_TRUE(q.empty());
+  EXPECT_GE(q.renumbered(), 20u);
+  EXPECT_GT(lane_waiting_most, 1000u);  // the FIFOs held events through renumberings
+  EXPECT_LT(q.next_seq(), 3000u + 8 * 4096u);  // compacted, not grown to the pushes' count
+}
+
 TEST(EventQueue, RejectsPayloadIndexBeyond24Bits) {
   EventQueue q;
   EXPECT_THROW(q.push(0, 0, EventQueue::kMaxId + 1), std::length_error);

@@ -3,6 +3,8 @@
 #pragma once
 #include <cstdio>
 #include <cstdlib>
+#include <stdexcept>
+#include <string>
 
 #if defined(LBSIM_DEBUG_CHECKS) && LBSIM_DEBUG_CHECKS
 #define LBSIM_DCHECK(cond, msg)                                                              \
@@ -18,3 +20,11 @@
   do {                          \
   } while (0)
 #endif
+
+namespace lbsim {
+// A state that only a bug reaches (an event of unknown kind, say), in every build: a
+// std::logic_error naming it. Cold and out of line, so that the switch it ends costs nothing.
+[[noreturn, gnu::cold, gnu::noinline]] inline void check_fail(const char* what, unsigned long long value) {
+  throw std::logic_error(std::string("lbsim internal error: ") + what + " " + std::to_string(value));
+}
+}  // namespace lbsim

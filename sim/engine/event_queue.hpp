@@ -2,7 +2,8 @@
 // they were scheduled, so the order is total and reproducible.
 //
 // Contract: an event is (time, type, id) where `type` (< 16) selects the handler and `id`
-// (< 2^24) indexes the handler's payload slab; payloads live out of line, so the set moves only
+// (< 2^24) indexes the handler's payload slab; the key packs seq << 28 | type << 24 | id, with a
+// 36-bit sequence number that renumber() compacts before it runs out; payloads live out of line, so the set moves only
 // two words. Events are scheduled no earlier than the last one popped (simulated time never goes
 // back); the set still orders correctly an event scheduled earlier. No std::function; no
 // allocation once the high-water mark is reached.
@@ -46,7 +47,9 @@ struct Event {
   std::uint64_t key;  // seq << 28 | type << 24 | id
   std::uint32_t type() const { return static_cast<std::uint32_t>(key >> kIdBits) & 0xf; }
   std::uint32_t id() const { return static_cast<std::uint32_t>(key) & kMaxId; }
-  std::uint64_t seq() const { return key >> (kIdBits + 4); }
+  std::uint64_t seq() const { return key >> kSeqShift; }
+  static constexpr unsigned kSeqShift = kIdBits + 4;
+  static std::uint32_t type_of(std::uint64_t key) { return static_cast<std::uint32_t>(key >> kIdBits) & 0xf; }
 };
 
 // (at, key) as one unsigned 128-bit number (times are never negative): one compare, no branch.
@@ -106,6 +109,11 @@ class EventHeap {
   template <class F>
   void for_each(F&& f) const {
     for (std::size_t i = 0; i < heap_.size(); ++i) f(base()[i]);
+  }
+  // Rewrites every key through `f`, which must keep their order (EventQueue::renumber).
+  template <class F>
+  void rekey(F&& f) {
+    for (std::size_t i = 0; i < heap_.size(); ++i) base()[i].key = f(base()[i].key);
   }
 
  private:
@@ -177,7 +185,7 @@ class EventQueue {
   // Whether popped() has anything to do (the caller may skip looking up the lane).
   bool lanes_active() const { return active_lanes_ != 0; }
   // Returns the key of the lane's event that this moved into the calendar, or kNoKey (no real
-  // key: types are below 15). The caller may prefetch that event's payload: it pops one service
+  // key: its sequence field is 2^36 - 1, which renumber() keeps every real key below). The caller may prefetch that event's payload: it pops one service
   // time later, and at 10,000 client threads its record is otherwise read cold (issue 14).
   static constexpr std::uint64_t kNoKey = ~std::uint64_t{0};
   std::uint64_t popped(std::uint32_t lane, const Event& e) {
@@ -195,7 +203,7 @@ class EventQueue {
       Slot& sl = slots_[slot];
       const Node& n = node(sl.head);
       const std::uint64_t b = bucket_of_slot(slot);
-      const Event out{static_cast<SimTime>((b << shift_) | n.low), n.key};
+      Event out{static_cast<SimTime>((b << shift_) | n.low), n.key};
       if (event_less(out, far_min_)) {
         const std::uint32_t freed = sl.head;
         sl.head = n.next;
@@ -204,17 +212,23 @@ class EventQueue {
         bits_[slot >> 6] &= ~(std::uint64_t{sl.head == kNil} << (slot & 63));
         --near_;
         cur_ = b;
-        advance(out.at);
+        advance(out.at, out.key);
         return out;
       }
     }
-    const Event out = far_.pop();
+    Event out = far_.pop();
     far_min_ = far_.empty() ? kNoEvent : far_.top();
     const std::uint64_t b = bucket(out.at);
     if (b > cur_) cur_ = b;
-    advance(out.at);
+    advance(out.at, out.key);
     return out;
   }
+
+  // Renumbering (renumber()), for tests: the sequence number from which the next adapt()
+  // renumbers, and how many times it did.
+  void set_renumber_at_for_test(std::uint64_t seq) { renumber_at_ = seq; }
+  std::uint64_t renumbered() const { return renumbered_; }
+  std::uint64_t next_seq() const { return seq_; }
 
   // Geometry, for tests and benchmarks.
   unsigned slot_shift() const { return shift_; }
@@ -258,7 +272,7 @@ class EventQueue {
 
   std::uint64_t next_key(std::uint32_t type, std::uint32_t id) {
     if (id > kMaxId) throw std::length_error("event payload index exceeds 2^24 (too many requests in flight)");
-    return (seq_++ << 28) | (std::uint64_t{type} << kIdBits) | id;
+    return (seq_++ << Event::kSeqShift) | (std::uint64_t{type} << kIdBits) | id;
   }
   // One placement in 8 samples its scheduling delay (adapt() sizes the horizon from them): the
   // first, the ninth, ... (a countdown: fewer instructions per event than a counter and a mask).
@@ -354,16 +368,64 @@ class EventQueue {
     return next.key;
   }
 
-  // The eighth, sixteenth, ... pop samples its gap; adapt() after kAdaptEvery pops.
-  void advance(SimTime at) {
+  // The eighth, sixteenth, ... pop samples its gap; adapt() after kAdaptEvery pops, and a
+  // renumbering when the sequence numbers near their end (it rewrites the popped event's key too,
+  // so that the caller's popped() still finds its lane's head).
+  void advance(SimTime at, std::uint64_t& popped_key) {
     if (--gap_in_ == 0) [[unlikely]] {
       gap_in_ = 8;
       ++gaps_[std::bit_width(static_cast<std::uint64_t>(at > last_ ? at - last_ : 0))];
       last_ = at;
-      if (++gap_samples_ == kAdaptEvery / 8) adapt();
+      if (++gap_samples_ == kAdaptEvery / 8) {
+        adapt();
+        if (seq_ >= renumber_at_) [[unlikely]] renumber(popped_key);
+      }
       return;
     }
     last_ = at;
+  }
+
+  // The 36-bit sequence numbers would run out after 6.9e10 pushes (an hour of simulated time at
+  // 3M operations per second), and equal-time events would then pop out of order. Checked every
+  // kAdaptEvery pops (no cost per push), from 2^32 pushes before the end, far more than 4,096 pops
+  // ever schedule: every pending event gets the sequence number of its rank in (time, key) order,
+  // from 1, and the event just popped 0. The map is monotone, so every structure keeps its order
+  // (sorted slots, the heap, the lanes' FIFOs) and only the keys change.
+  [[gnu::noinline]] void renumber(std::uint64_t& popped_key) {
+    std::vector<Event> all;
+    all.reserve(size_);
+    for_each_pending([&](const Event& e) { all.push_back(e); });
+    for (const Lane& l : lanes_) {
+      if (l.queued <= 1) continue;  // the head is in the calendar
+      for (std::uint32_t b = l.first, rd = l.rd; b != kNil; b = block_next_[b], rd = 0)
+        for (std::uint32_t i = rd; i < (b == l.tail ? l.wr : kBlockEvents); ++i) all.push_back(blocks_[b][i]);
+    }
+    std::sort(all.begin(), all.end(), event_less);
+    constexpr std::uint64_t kLow = (std::uint64_t{1} << Event::kSeqShift) - 1;
+    std::vector<std::pair<std::uint64_t, std::uint64_t>> to;  // old key -> new key, by old key
+    to.reserve(all.size() + 1);
+    to.emplace_back(popped_key, popped_key & kLow);
+    for (std::size_t i = 0; i < all.size(); ++i)
+      to.emplace_back(all[i].key, (std::uint64_t{i + 1} << Event::kSeqShift) | (all[i].key & kLow));
+    std::sort(to.begin(), to.end());
+    const auto map = [&](std::uint64_t k) {
+      const auto it = std::lower_bound(to.begin(), to.end(), std::pair<std::uint64_t, std::uint64_t>{k, 0});
+      if (it == to.end() || it->first != k) throw std::logic_error("event queue: renumbering lost an event");
+      return it->second;
+    };
+    for (const Slot& sl : slots_)
+      for (std::uint32_t i = sl.head; i != kNil; i = node(i).next) node(i).key = map(node(i).key);
+    far_.rekey(map);
+    if (far_min_.key != kNoEvent.key) far_min_.key = map(far_min_.key);
+    for (Lane& l : lanes_) {
+      if (l.queued == 0) continue;
+      l.head = map(l.head);
+      for (std::uint32_t b = l.first, rd = l.rd; b != kNil; b = block_next_[b], rd = 0)
+        for (std::uint32_t i = rd; i < (b == l.tail ? l.wr : kBlockEvents); ++i) blocks_[b][i].key = map(blocks_[b][i].key);
+    }
+    popped_key &= kLow;
+    seq_ = all.size() + 1;
+    ++renumbered_;
   }
 
   // (at, key) travel in registers: an Event built on the stack and read back as one 16-byte load
@@ -553,6 +615,8 @@ class EventQueue {
   static constexpr Event kNoEvent{std::numeric_limits<SimTime>::max(), ~std::uint64_t{0}};
   Event far_min_ = kNoEvent;
   std::uint64_t seq_ = 0;
+  std::uint64_t renumber_at_ = (std::uint64_t{1} << 36) - (std::uint64_t{1} << 32);
+  std::uint64_t renumbered_ = 0;
   std::uint32_t delay_in_ = 1, gap_in_ = 8;  // placements / pops until the next sample
   std::uint64_t gap_samples_ = 0, placed_ = 0, placed_since_ = 0;
   std::vector<Lane> lanes_;

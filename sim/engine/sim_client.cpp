@@ -153,7 +153,7 @@ bool Simulation::Impl::send_attempt(std::uint32_t id, bool first, policy::HostId
         pct_timers_.push({when, id, op.gen});
         if (when < pct_armed_) {
           pct_armed_ = when;
-          q_.push(when, kTimer, kSpecPercentile);
+          push_mech(when, kMechDriverSpec, 0, 0);
         }
       }
     }
@@ -418,27 +418,11 @@ void Simulation::Impl::on_pct_timer() {
   }
   if (!pct_timers_.empty() && pct_timers_.top().at < pct_armed_) {
     pct_armed_ = pct_timers_.top().at;
-    q_.push(pct_armed_, kTimer, kSpecPercentile);
+    push_mech(pct_armed_, kMechDriverSpec, 0, 0);
   }
 }
 
 void Simulation::Impl::on_timer(std::uint32_t which) {
-  if (which == kSpecRetry) {
-    on_spec_timer();
-    return;
-  }
-  if (which == kSpecPercentile) {
-    on_pct_timer();
-    return;
-  }
-  if (which == kSnitchUpdate || which == kSnitchReset) {
-    on_snitch_timer(which);
-    return;
-  }
-  if (which == kHwlbTick) {
-    on_hwlb_tick();
-    return;
-  }
   DeadlineFifo& f = timers_[which];
   f.armed = false;
   while (!f.empty() && f.front().at <= now_) {

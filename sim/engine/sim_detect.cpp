@@ -164,7 +164,7 @@ void Simulation::Impl::detect_arm(NodeId n) {
   }
   if (at == kNever || at >= d.next_event) return;  // an earlier timer is already pending
   d.next_event = at;
-  q_.push(at, kDetect, kDriverDetectBit | n);
+  push_mech(at, kMechDetect, 0, n);
 }
 
 void Simulation::Impl::send_heartbeat(NodeId n, DetectNode& d) {

@@ -2,6 +2,7 @@
 // that an event keeps its digest when its queue encoding changes (issue 45), and the named random
 // streams whose draws it counts.
 #include <algorithm>
+#include <array>
 #include <string>
 #include <utility>
 #include <vector>
@@ -14,51 +15,43 @@ EventDigest::Entry Simulation::Impl::digest_entry(const EventQueue::Event& e) co
   EventDigest::Entry d{e.at, e.seq(), "", e.id()};
   const std::uint32_t id = e.id();
   switch (e.type()) {
-    case kOpStart:
-      if (id >= kFirstOpenLoop && id <= kOpenLoop) {
-        d.kind = "arrival";
-        d.slot = kOpenLoop - id;  // the loader
-      } else {
-        d.kind = "op_start";  // slot: the closed-loop thread
-      }
-      break;
+    case kOpStart: d.kind = "op_start"; break;  // slot: the closed-loop thread
+    case kArrival: d.kind = "arrival"; break;   // slot: the loader
     case kAttemptArrive: d.kind = "attempt_arrive"; break;
     case kCoordDone: d.kind = "coord_done"; break;
     case kReplicaArrive: d.kind = "replica_arrive"; break;
     case kReplicaDone: d.kind = "replica_done"; break;
     case kClientResponse: d.kind = "client_response"; break;
     case kTimer: {
-      static constexpr std::array<const char*, kTimers> kNames{
-          "timer.client_timeout", "timer.read_timeout", "timer.write_timeout", "timer.speculative",
-          "timer.cas_timeout",    "spec_retry.timer",   "driver_spec.percentile_timer", "snitch.update",
-          "snitch.reset",         "hwlb.tick"};
+      static constexpr std::array<const char*, kTimers> kNames{"timer.client_timeout", "timer.read_timeout",
+                                                               "timer.write_timeout", "timer.speculative",
+                                                               "timer.cas_timeout"};
       d.kind = id < kTimers ? kNames[id] : "timer.unknown";
       d.slot = 0;
       break;
     }
     case kFault: d.kind = "fault"; break;
-    case kDetect:
-      if (id & kDriverDetectBit) {
-        d.kind = "detect.driver_timer";
-        d.slot = id & ~kDriverDetectBit;  // the node
-      } else {
-        d.kind = "detection";
-      }
-      break;
+    case kDetect: d.kind = "detection"; break;
     case kWindow: d.kind = "window"; break;
     case kDecoded: d.kind = "decoded"; break;
     case kHopDone: d.kind = "hop_done"; break;
-    case kChange:
-      if (id & kResizeTickBit) {
-        d.kind = "placement.resize_tick";
-        d.slot = id & ~kResizeTickBit;  // the decision number
-      } else {
-        d.kind = "placement.change";
+    case kMech: {
+      const MechEvent& m = mech_events_.peek(id);
+      d.slot = m.arg;
+      static constexpr std::array<const char*, 5> kPlacement{"placement.change", "placement.migration",
+                                                             "placement.change_done", "placement.stream_chunk",
+                                                             "placement.resize_tick"};
+      switch (m.mech) {
+        case kMechSpecRetry: d.kind = "spec_retry.timer"; break;
+        case kMechDriverSpec: d.kind = "driver_spec.percentile_timer"; break;
+        case kMechSnitch: d.kind = m.sub == kSnitchUpdate ? "snitch.update" : "snitch.reset"; break;
+        case kMechHwlb: d.kind = "hwlb.tick"; break;
+        case kMechDetect: d.kind = "detect.driver_timer"; break;  // slot: the node
+        case kMechPlacement: d.kind = m.sub < kPlacement.size() ? kPlacement[m.sub] : "placement.unknown"; break;
+        default: d.kind = "mech.unknown"; break;
       }
       break;
-    case kMigration: d.kind = "placement.migration"; break;
-    case kChangeDone: d.kind = "placement.change_done"; break;
-    case kStreamChunk: d.kind = "placement.stream_chunk"; break;
+    }
     default: d.kind = "unknown"; break;
   }
   return d;

@@ -20,7 +20,7 @@
 // - db/consistency_level.cc filter_for_query: the staleness rule, the cap, the dead band and
 //   miss_equalizing_combination (sim_impl.hpp hwlb_targets). It applies at every CL, ONE included:
 //   the source has no CL condition.
-// Modelling choices (configs/README.md "Heat-weighted load balancing"): one kTimer tick every
+// Modelling choices (configs/README.md "Heat-weighted load balancing"): one tick every
 // 0.5 s drives every node's meter ticks and recomputations, each rounded up to that grid, all nodes
 // starting at t = 0 (assumed); a response's rate is the replica's when its work was scheduled, heard
 // at the response's arrival time (stamped then, applied at once); the speculative-retry spare
@@ -45,7 +45,7 @@ void Simulation::Impl::hwlb_init() {
   hwlb_nodes_.assign(n_, HwlbNode{});
   for (HwlbNode& h : hwlb_nodes_) h.next_meter = kMeterTick;
   hwlb_peers_.resize(n_);
-  q_.push(kHwlbGrid, kTimer, kHwlbTick);
+  push_mech(kHwlbGrid, kMechHwlb, 0, 0);
 }
 
 void Simulation::Impl::on_hwlb_tick() {
@@ -81,7 +81,7 @@ void Simulation::Impl::on_hwlb_tick() {
       h.next_recompute = now_ + hwlb::next_recompute(diff);
     }
   }
-  if (!finished_all_) q_.push(now_ + kHwlbGrid, kTimer, kHwlbTick);
+  if (!finished_all_) push_mech(now_ + kHwlbGrid, kMechHwlb, 0, 0);
 }
 
 void Simulation::Impl::hwlb_restart(NodeId n) {

@@ -30,34 +30,36 @@
 #include "sim/client/percentile_tracker.hpp"
 #include "sim/core/check.hpp"
 #include "sim/engine/latency_classes.hpp"
+#include "sim/engine/mech_events.hpp"
 #include "sim/engine/simulation.hpp"
 
 namespace lbsim {
 
 struct Simulation::Impl {
+  // The queue's event kinds (at most 16: event_queue.hpp): the core's, switched densely in
+  // dispatch(), and kMech, whose id indexes mech_events_ (mech_events.hpp).
   enum Ev : std::uint32_t {
     kOpStart, kAttemptArrive, kCoordDone, kReplicaArrive, kReplicaDone, kClientResponse, kTimer, kFault, kDetect, kWindow,
-    kDecoded, kHopDone, kChange, kMigration, kChangeDone, kStreamChunk
+    kDecoded, kHopDone, kArrival, kMech, kEvKinds
   };
-  // The event queue encodes 16 types (event_queue.hpp), all taken: a resize's load-stats refresh
-  // (sim_tablet_resize.cpp) travels as a kChange whose id carries this bit and the decision number.
-  static constexpr std::uint32_t kResizeTickBit = 1u << 23;
+  static_assert(kEvKinds <= 16, "the event queue encodes 16 kinds");
+  // The mechanisms whose events travel as kMech, and their sub-kinds.
+  enum Mech : std::uint16_t { kMechSpecRetry, kMechDriverSpec, kMechSnitch, kMechHwlb, kMechDetect, kMechPlacement, kMechs };
+  enum SnitchEv : std::uint16_t { kSnitchUpdate, kSnitchReset };
+  enum PlacementEv : std::uint16_t { kChange, kMigration, kChangeDone, kStreamChunk, kResizeTick };
+  MechEvents mech_events_;
+  void push_mech(SimTime at, Mech m, std::uint16_t sub, std::uint32_t arg) {
+    q_.push(at, kMech, mech_events_.add({m, sub, arg}));
+  }
+  void on_mech(std::uint32_t id);
   static constexpr std::uint32_t kNoConn = 0xffffffffu;
   static constexpr std::uint32_t kMaxStartDepth = 64;  // nested start_op calls (finish_op)
   std::uint32_t start_depth_ = 0;
   static constexpr std::uint32_t kNoAnswer = 0xffffffffu;
-  // kSpecRetry: the coordinators' speculative-retry timers (a heap of their own, spec_timers_;
-  // its FIFO in timers_ stays empty).
-  // kSpecPercentile: the drivers' speculative executions with speculative.kind "percentile", whose
-  // delays differ by host and over time (a heap of their own, pct_timers_; its FIFO stays empty).
-  // kSnitchUpdate / kSnitchReset: Cassandra's dynamic snitch, every node's score update and sample
-  // reset (sim_snitch.cpp; periodic, one event each per interval; their FIFOs stay empty).
-  enum TimerId : std::uint32_t {
-    kClientTimeout, kReadTimeout, kWriteTimeout, kSpeculative, kCasTimeout, kSpecRetry, kSpecPercentile, kSnitchUpdate,
-    kSnitchReset, kHwlbTick, kTimers
-  };
+  // The core's deadline FIFOs (kTimer's id): the mechanisms' timers are kMech events.
+  enum TimerId : std::uint32_t { kClientTimeout, kReadTimeout, kWriteTimeout, kSpeculative, kCasTimeout, kTimers };
   static constexpr std::uint32_t kNoThread = 0xffffffffu;
-  static constexpr std::uint32_t kOpenLoop = 0xfffffeu;  // kOpStart id of the arrival process
+  static constexpr std::uint32_t kOpenLoop = 0xfffffeu;  // start_op's thread for an open-loop arrival (kArrival)
 
   // Two cache lines, 128-byte aligned (one aligned pair, which adjacent-line prefetchers fetch
   // together): the arena's header, its 96-byte inline chunk and the draw counts. Was three lines (a
@@ -309,7 +311,7 @@ struct Simulation::Impl {
   std::vector<SpecNode> spec_nodes_;
   std::vector<NodeId> spec_extra_;  // per request slot: the replica its speculation reads
   std::priority_queue<SpecTimer, std::vector<SpecTimer>, std::greater<SpecTimer>> spec_timers_;
-  SimTime spec_armed_ = std::numeric_limits<SimTime>::max();  // the earliest kSpecRetry timer event
+  SimTime spec_armed_ = std::numeric_limits<SimTime>::max();  // the earliest spec-retry timer event
   std::vector<NodeId> first_host_;  // per operation slot, with driver speculative executions on
   std::uint64_t speculative_same_host_ = 0;
   std::uint64_t spec_reads_ = 0;  // speculative reads sent in the whole run (ALWAYS included)
@@ -462,9 +464,8 @@ struct Simulation::Impl {
   void on_detect(std::uint32_t idx);
 
   // sim_detect.cpp: faults.driver_detection "driver", the driver's own failure detection, and the
-  // connections a `kill` fault closes. Its per-node timer travels as a kDetect whose id carries
-  // kDriverDetectBit and the node (the event queue's 16 types are all taken).
-  static constexpr std::uint32_t kDriverDetectBit = 1u << 23;
+  // connections a `kill` fault closes. Its per-node timer is a kMechDetect event whose argument is
+  // the node.
   static constexpr SimTime kNever = std::numeric_limits<SimTime>::max();
   // Cassandra's RING_DELAY, how long a node that announced LEFT keeps running before it shuts its
   // client servers down (apache/cassandra 3.11 StorageService: cassandra.ring_delay_ms, 30 s by
@@ -806,8 +807,7 @@ struct Simulation::Impl {
   std::vector<std::uint8_t> op_loader_;      // per operation slot (multi_ only)
   std::vector<std::uint8_t> cr_loader_;      // per coordinator request slot (multi_ only)
   std::vector<std::uint8_t> thread_loader_;  // per closed-loop thread (multi_ only)
-  // Open-loop arrivals of loader l travel as kOpStart with id kOpenLoop - l.
-  static constexpr std::uint32_t kFirstOpenLoop = kOpenLoop - 63;
+  // Open-loop arrivals of loader l travel as kArrival with id l.
   std::uint32_t op_loader(std::uint32_t op) const { return multi_ ? op_loader_[op] : 0; }
   policy::Policy& policy_of(std::uint32_t op) { return multi_ ? *loaders_[op_loader_[op]]->policy : *policy_; }
   const ClientSpec& client_of(std::uint32_t op) const { return multi_ ? *loaders_[op_loader_[op]]->spec : sc_.client; }

@@ -73,8 +73,8 @@ void Simulation::Impl::snitch_init() {
   if (!snitch_) return;
   snitch_rng_ = root_.fork("dynamic_snitch");
   snitch_hosts_.resize(n_);
-  q_.push(sc_.nodes.balancing.snitch_update, kTimer, kSnitchUpdate);
-  if (sc_.nodes.balancing.snitch_reset > 0) q_.push(sc_.nodes.balancing.snitch_reset, kTimer, kSnitchReset);
+  push_mech(sc_.nodes.balancing.snitch_update, kMechSnitch, kSnitchUpdate, 0);
+  if (sc_.nodes.balancing.snitch_reset > 0) push_mech(sc_.nodes.balancing.snitch_reset, kMechSnitch, kSnitchReset, 0);
 }
 
 void Simulation::Impl::snitch_sent(std::uint32_t job) {
@@ -144,14 +144,14 @@ void Simulation::Impl::on_snitch_timer(std::uint32_t which) {
         if (h.scored) h.score /= max_latency;
       }
     }
-    if (!finished_all_) q_.push(now_ + b.snitch_update, kTimer, kSnitchUpdate);
+    if (!finished_all_) push_mech(now_ + b.snitch_update, kMechSnitch, kSnitchUpdate, 0);
   } else {
     for (auto& hosts : snitch_hosts_)
       for (auto& [id, h] : hosts) {
         h.samples.clear();
         h.count = 0;
       }
-    if (!finished_all_) q_.push(now_ + b.snitch_reset, kTimer, kSnitchReset);
+    if (!finished_all_) push_mech(now_ + b.snitch_reset, kMechSnitch, kSnitchReset, 0);
   }
 }
 

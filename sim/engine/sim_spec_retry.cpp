@@ -138,7 +138,7 @@ std::size_t Simulation::Impl::spec_split(std::uint32_t cr, std::size_t need, std
   spec_timers_.push({at, cr, c.gen});
   if (at < spec_armed_) {
     spec_armed_ = at;
-    q_.push(at, kTimer, kSpecRetry);
+    push_mech(at, kMechSpecRetry, 0, 0);
   }
   return need;
 }
@@ -157,7 +157,7 @@ void Simulation::Impl::on_spec_timer() {
   }
   if (!spec_timers_.empty() && spec_timers_.top().at < spec_armed_) {
     spec_armed_ = spec_timers_.top().at;
-    q_.push(spec_armed_, kTimer, kSpecRetry);
+    push_mech(spec_armed_, kMechSpecRetry, 0, 0);
   }
 }
 

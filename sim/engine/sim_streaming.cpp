@@ -99,7 +99,7 @@ void Simulation::Impl::start_streaming(std::uint32_t slot) {
     const SimTime t = static_cast<SimTime>(size / ch.stream_mb_s * 1e9 + 0.5);
     for (std::uint32_t i = 0; i < streams_.size(); ++i)
       if (streams_[i].active && streams_[i].mig == slot) streams_[i].start = now_, streams_[i].end = now_ + t;
-    q_.push(now_ + t, kMigration, slot);
+    push_mech(now_ + t, kMechPlacement, kMigration, slot);
     return;
   }
   if (m.streams_left == 0 || size <= 0) {
@@ -199,7 +199,7 @@ void Simulation::Impl::on_stream_chunk(std::uint32_t id) {
   if (st.left_mb < 1e-9 * st.net_mb) st.left_mb = 0;
   node_sent_mb_[st.src.host] += c;
   node_recv_mb_[st.dst.host] += c;
-  q_.push(next, kStreamChunk, id);
+  push_mech(next, kMechPlacement, kStreamChunk, id);
 }
 
 void Simulation::Impl::end_stream(std::uint32_t id) {
@@ -231,10 +231,10 @@ void Simulation::Impl::streaming_done(std::uint32_t slot) {
   m.stage = MigStage::WriteBothReadNew;
   const SimTime latency = sc_.changes.migration_latency;
   if (rules_.tablet_stages) {
-    q_.push(now_ + latency / 5, kMigration, slot);
+    push_mech(now_ + latency / 5, kMechPlacement, kMigration, slot);
     rebalance();  // the migration's slots are free: the balancer may start others now
   } else {
-    q_.push(now_ + latency - latency / 2, kMigration, slot);
+    push_mech(now_ + latency - latency / 2, kMechPlacement, kMigration, slot);
   }
 }
 

@@ -74,7 +74,7 @@ bool Simulation::Impl::resize_before_balancing() {
     ++resize_seq_;
     if (want > 0) {
       const SimTime tick = (now_ / kLoadStatsRefresh + 1) * kLoadStatsRefresh;
-      q_.push(tick, kChange, kResizeTickBit | (resize_seq_ & (kResizeTickBit - 1)));
+      push_mech(tick, kMechPlacement, kResizeTick, resize_seq_);
     }
   }
   if (resize_pending_ < 0 && !resize_ready_) {
@@ -95,7 +95,7 @@ bool Simulation::Impl::resize_before_balancing() {
 }
 
 void Simulation::Impl::on_resize_tick(std::uint32_t decision) {
-  if (decision != (resize_seq_ & (kResizeTickBit - 1)) || resize_pending_ <= 0) return;  // revoked since
+  if (decision != resize_seq_ || resize_pending_ <= 0) return;  // revoked since
   resize_ready_ = true;
   rebalance();
 }

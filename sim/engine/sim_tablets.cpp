@@ -47,7 +47,7 @@ void Simulation::Impl::init_tablets() {
     view_.set_known(n, false);
     server_up_[n] = 0;
   }
-  for (std::uint32_t i = 0; i < ch.events.size(); ++i) q_.push(ch.events[i].at, kChange, i);
+  for (std::uint32_t i = 0; i < ch.events.size(); ++i) push_mech(ch.events[i].at, kMechPlacement, kChange, i);
   balancer_rng_ = root_.fork("balancer");
   sring_ = dring_ = &ring_;
   vnode_members_.assign(n_, 0);
@@ -280,13 +280,13 @@ void Simulation::Impl::rebalance() {
     ++migrations_started_;
     if (rules_.tablet_stages) {
       migs_[slot] = {m, MigStage::AllowWriteBothReadOld, true};
-      q_.push(now_ + latency / 5, kMigration, slot);
+      push_mech(now_ + latency / 5, kMechPlacement, kMigration, slot);
     } else if (sc_.changes.stream_cost()) {
       migs_[slot] = {m, MigStage::WriteBothReadOld, true};
-      q_.push(now_ + latency / 2, kMigration, slot);  // then the streams
+      push_mech(now_ + latency / 2, kMechPlacement, kMigration, slot);  // then the streams
     } else {
       migs_[slot] = {m, MigStage::WriteBothReadOld, true};
-      q_.push(now_ + latency / 2 + stream, kMigration, slot);
+      push_mech(now_ + latency / 2 + stream, kMechPlacement, kMigration, slot);
     }
   }
 }
@@ -301,17 +301,17 @@ void Simulation::Impl::on_migration(std::uint32_t slot) {
     switch (m.stage) {
       case MigStage::AllowWriteBothReadOld:
         m.stage = MigStage::WriteBothReadOld;
-        q_.push(now_ + latency / 5, kMigration, slot);
+        push_mech(now_ + latency / 5, kMechPlacement, kMigration, slot);
         return;
       case MigStage::WriteBothReadOld: start_streaming(slot); return;
       case MigStage::Streaming: streaming_done(slot); return;  // the fixed streaming time ended
       case MigStage::WriteBothReadNew:
         m.stage = MigStage::UseNew;
-        q_.push(now_ + latency / 5, kMigration, slot);
+        push_mech(now_ + latency / 5, kMechPlacement, kMigration, slot);
         return;
       case MigStage::UseNew:
         m.stage = MigStage::Cleanup;
-        q_.push(now_ + latency - 4 * (latency / 5), kMigration, slot);
+        push_mech(now_ + latency - 4 * (latency / 5), kMechPlacement, kMigration, slot);
         return;
       case MigStage::Cleanup: break;  // end_migration below
     }
@@ -322,7 +322,7 @@ void Simulation::Impl::on_migration(std::uint32_t slot) {
     }
     // Streamed (the fixed time): reads switch to the new replica.
     m.stage = MigStage::WriteBothReadNew;
-    q_.push(now_ + latency - latency / 2, kMigration, slot);
+    push_mech(now_ + latency - latency / 2, kMechPlacement, kMigration, slot);
     return;
   }
   // The new replica replaces the old one in place.
@@ -421,7 +421,7 @@ void Simulation::Impl::start_vnode_change(std::uint32_t idx) {
   pring_ = member_ring(vnode_members_);
   streaming_ = true;
   ++migrations_started_;
-  q_.push(now_ + sc_.changes.streaming, kChangeDone, idx);
+  push_mech(now_ + sc_.changes.streaming, kMechPlacement, kChangeDone, idx);
 }
 
 void Simulation::Impl::on_change_done(std::uint32_t idx) {

@@ -148,7 +148,7 @@ void Simulation::Impl::schedule_next_arrival(std::uint32_t loader) {
       return;
     }
     have_next_trace_ = true;
-    q_.push(std::max(now_, next_trace_.at), kOpStart, kOpenLoop);
+    q_.push(std::max(now_, next_trace_.at), kArrival, 0);
     return;
   }
   const ClientSpec& cs = multi_ ? *loaders_[loader]->spec : sc_.client;
@@ -156,7 +156,7 @@ void Simulation::Impl::schedule_next_arrival(std::uint32_t loader) {
   const double gap_ns = 1e9 / cs.rate;
   const double gap = cs.arrivals == Arrivals::Poisson ? rng.exponential(gap_ns) : gap_ns;
   const SimTime at = now_ + std::max<SimTime>(1, static_cast<SimTime>(gap + 0.5));
-  q_.push(at, kOpStart, kOpenLoop - loader);
+  q_.push(at, kArrival, loader);
 }
 
 void Simulation::Impl::start_op(std::uint32_t thread, std::uint32_t loader) {
@@ -413,13 +413,10 @@ inline void Simulation::Impl::dispatch(const EventQueue::Event& e) {
   const std::uint32_t id = e.id();
   if (next_send_ <= now_) drain_sends();
   switch (e.type()) {
-    case kOpStart:
-      if (id >= kFirstOpenLoop && id <= kOpenLoop) {  // loader kOpenLoop - id's arrival process
-        start_op(kOpenLoop, kOpenLoop - id);
-        schedule_next_arrival(kOpenLoop - id);
-      } else {
-        start_op(id);
-      }
+    case kOpStart: start_op(id); break;
+    case kArrival:  // loader id's arrival process
+      start_op(kOpenLoop, id);
+      schedule_next_arrival(id);
       break;
     case kAttemptArrive: on_attempt_arrive(id); break;
     case kCoordDone: on_coord_done(id); break;
@@ -428,19 +425,10 @@ inline void Simulation::Impl::dispatch(const EventQueue::Event& e) {
     case kClientResponse: on_client_response(id); break;
     case kTimer: on_timer(id); break;
     case kFault: on_fault(id); break;
-    case kDetect:
-      if (id & kDriverDetectBit) on_driver_detect(id & ~kDriverDetectBit);
-      else on_detect(id);
-      break;
+    case kDetect: on_detect(id); break;
     case kDecoded: on_decoded(id); break;
     case kHopDone: on_hop_done(id); break;
-    case kChange:
-      if (id & kResizeTickBit) on_resize_tick(id & ~kResizeTickBit);
-      else on_change(id);
-      break;
-    case kMigration: on_migration(id); break;
-    case kChangeDone: on_change_done(id); break;
-    case kStreamChunk: on_stream_chunk(id); break;
+    case kMech: on_mech(id); break;
     case kWindow:
       if (id == 0) {
         open_window();
@@ -450,7 +438,30 @@ inline void Simulation::Impl::dispatch(const EventQueue::Event& e) {
         if (in_flight_ == 0) finished_all_ = true;
       }
       break;
-    default: break;
+    default: check_fail("event of unknown kind", e.type());
+  }
+}
+
+// A mechanism's event: its entry leaves the table before its handler runs (which may push more).
+void Simulation::Impl::on_mech(std::uint32_t id) {
+  const MechEvent m = mech_events_.take(id);
+  switch (m.mech) {
+    case kMechSpecRetry: on_spec_timer(); break;
+    case kMechDriverSpec: on_pct_timer(); break;
+    case kMechSnitch: on_snitch_timer(m.sub); break;
+    case kMechHwlb: on_hwlb_tick(); break;
+    case kMechDetect: on_driver_detect(m.arg); break;
+    case kMechPlacement:
+      switch (m.sub) {
+        case kChange: on_change(m.arg); break;
+        case kMigration: on_migration(m.arg); break;
+        case kChangeDone: on_change_done(m.arg); break;
+        case kStreamChunk: on_stream_chunk(m.arg); break;
+        case kResizeTick: on_resize_tick(m.arg); break;
+        default: check_fail("placement event of unknown kind", m.sub);
+      }
+      break;
+    default: check_fail("event of unknown mechanism", m.mech);
   }
 }
 
@@ -479,7 +490,7 @@ std::uint64_t Simulation::Impl::event_loop(const RunOptions& options, std::chron
       }
       if (next != EventQueue::kNoKey) {
         const std::uint32_t id = static_cast<std::uint32_t>(next) & EventQueue::kMaxId;
-        if (((next >> EventQueue::kIdBits) & 0xf) == kCoordDone) {
+        if (Event::type_of(next) == kCoordDone) {
           __builtin_prefetch(&crs_[id], 1);
         } else {
           // A job's answer also reads its request: the previous announced job's line has arrived
