@@ -47,7 +47,8 @@ struct EventDigest {
   // Events whose index (0-based, in pop order) is in [trace_from, trace_to) are copied here.
   std::uint64_t trace_from = std::numeric_limits<std::uint64_t>::max(), trace_to = 0;
   std::vector<Entry> traced;
-  // Each named stream's draws at the end of the run (Rng::draws_since_seed), in name order.
+  // Each named stream's draws at the end of the run (Rng::draws_since_seed), in name order; streams
+  // that never drew are not listed.
   std::vector<std::pair<std::string, std::int64_t>> draws;
 
   static std::uint64_t mix(std::uint64_t z) {

@@ -75,7 +75,10 @@ void Simulation::Impl::digest_draws(EventDigest& d) const {
     streams.emplace_back("driver_cost" + k, &L.own_cost_rng);
   }
   d.draws.clear();
-  for (const auto& [name, rng] : streams) d.draws.emplace_back(name, rng->draws_since_seed());
+  // Streams that never drew are left out, so that a mechanism a scenario does not use (and whose
+  // streams therefore do not exist) leaves no trace.
+  for (const auto& [name, rng] : streams)
+    if (const std::int64_t n = rng->draws_since_seed(); n != 0) d.draws.emplace_back(name, n);
   std::sort(d.draws.begin(), d.draws.end());
 }
 
