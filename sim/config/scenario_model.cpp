@@ -120,7 +120,7 @@ static SpecRetrySpec parse_speculative_retry(const Json& j, const std::string& p
   return s;
 }
 
-// cluster.dynamic_snitch (Cassandra releases only; sim/engine/sim_snitch.cpp): true / false, or an
+// cluster.dynamic_snitch (Cassandra releases only; sim/mech/snitch/snitch.cpp): true / false, or an
 // object overriding the release's cassandra.yaml defaults (ServerRules::snitch_*); absent: on.
 static void parse_dynamic_snitch(const Object& o, NodeModelSpec& s) {
   const ServerRules rules = server_rules(s.server);

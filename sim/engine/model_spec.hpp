@@ -144,7 +144,7 @@ struct ServerRules {
   // at read_request_timeout / 2 (ColumnFamilyStore constructor) and keeps its value while the
   // histogram is empty. Unspecified: ScyllaDB's.
   SpecThreshold spec_threshold = SpecThreshold::ScyllaLazy;
-  // Cassandra's DynamicEndpointSnitch (sim/engine/sim_snitch.cpp; cluster.dynamic_snitch): on by
+  // Cassandra's DynamicEndpointSnitch (sim/mech/snitch/snitch.cpp; cluster.dynamic_snitch): on by
   // default in every Cassandra release (Config.java dynamic_snitch = true), with the defaults of the
   // release's conf/cassandra.yaml. 3.11: dynamic_snitch_update_interval_in_ms 100,
   // dynamic_snitch_reset_interval_in_ms 600000, dynamic_snitch_badness_threshold 0.1 (datastax/

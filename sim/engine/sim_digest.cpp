@@ -44,11 +44,12 @@ EventDigest::Entry Simulation::Impl::digest_entry(const EventQueue::Event& e) co
       switch (m.mech) {
         case kMechSpecRetry: d.kind = "spec_retry.timer"; break;
         case kMechDriverSpec: d.kind = "driver_spec.percentile_timer"; break;
-        case kMechSnitch: d.kind = m.sub == kSnitchUpdate ? "snitch.update" : "snitch.reset"; break;
         case kMechHwlb: d.kind = "hwlb.tick"; break;
         case kMechDetect: d.kind = "detect.driver_timer"; break;  // slot: the node
         case kMechPlacement: d.kind = m.sub < kPlacement.size() ? kPlacement[m.sub] : "placement.unknown"; break;
-        default: d.kind = "mech.unknown"; break;
+        default:
+          d.kind = listed(m.mech) ? listed(m.mech)->event_name(m.sub) : "mech.unknown";
+          break;
       }
       break;
     }
@@ -62,7 +63,7 @@ void Simulation::Impl::digest_draws(EventDigest& d) const {
       {"workload", &gen_.rng()},        {"arrivals", &arrival_rng_}, {"think", &think_rng_},
       {"service", &service_rng_},       {"network", &net_rng_},      {"shard", &shard_rng_},
       {"policy", &policy_rng_},         {"plan", &plan_rng_},        {"driver_cost", &cost_rng_},
-      {"read_replicas", &read_replica_rng_}, {"dynamic_snitch", &snitch_rng_}, {"hwlb", &hwlb_rng_},
+      {"read_replicas", &read_replica_rng_}, {"hwlb", &hwlb_rng_},
       {"disk", &disk_rng_},             {"balancer", &balancer_rng_}};
   for (std::size_t l = 0; l < loaders_.size(); ++l) {
     const Loader& L = *loaders_[l];
@@ -74,6 +75,8 @@ void Simulation::Impl::digest_draws(EventDigest& d) const {
     streams.emplace_back("think" + k, &L.own_think_rng);
     streams.emplace_back("driver_cost" + k, &L.own_cost_rng);
   }
+  for (const auto& m : mechs_)
+    if (m) m->streams(streams);
   d.draws.clear();
   // Streams that never drew are left out, so that a mechanism a scenario does not use (and whose
   // streams therefore do not exist) leaves no trace.

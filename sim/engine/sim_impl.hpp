@@ -29,7 +29,9 @@
 #include "sim/cluster/tablet_balancer.hpp"
 #include "sim/client/percentile_tracker.hpp"
 #include "sim/core/check.hpp"
+#include "sim/engine/hooks.hpp"
 #include "sim/engine/latency_classes.hpp"
+#include "sim/engine/mechanism.hpp"
 #include "sim/engine/mech_events.hpp"
 #include "sim/engine/simulation.hpp"
 
@@ -44,14 +46,25 @@ struct Simulation::Impl {
   };
   static_assert(kEvKinds <= 16, "the event queue encodes 16 kinds");
   // The mechanisms whose events travel as kMech, and their sub-kinds.
-  enum Mech : std::uint16_t { kMechSpecRetry, kMechDriverSpec, kMechSnitch, kMechHwlb, kMechDetect, kMechPlacement, kMechs };
-  enum SnitchEv : std::uint16_t { kSnitchUpdate, kSnitchReset };
+  // Mechanisms not yet in sim/mech/ (issue 45) have these ids; those of sim/mech/mechanisms.inc
+  // follow, kMechListed + their index in mechs_.
+  enum Mech : std::uint16_t { kMechSpecRetry, kMechDriverSpec, kMechHwlb, kMechDetect, kMechPlacement, kMechListed };
   enum PlacementEv : std::uint16_t { kChange, kMigration, kChangeDone, kStreamChunk, kResizeTick };
   MechEvents mech_events_;
-  void push_mech(SimTime at, Mech m, std::uint16_t sub, std::uint32_t arg) {
-    q_.push(at, kMech, mech_events_.add({m, sub, arg}));
+  void push_mech(SimTime at, std::uint16_t mech, std::uint16_t sub, std::uint32_t arg) {
+    q_.push(at, kMech, mech_events_.add({mech, sub, arg}));
   }
   void on_mech(std::uint32_t id);
+  // The mechanisms of sim/mech/mechanisms.inc that the scenario uses, in the list's order
+  // (mechanism.hpp), and the hook points they subscribed to.
+  Hooks hooks_;
+  std::vector<std::unique_ptr<Mechanism>> mechs_;
+  void make_mechanisms();  // mechanisms.cpp
+  // The listed mechanism with event id `mech`, or null (a legacy id, or one the scenario does not use).
+  Mechanism* listed(std::uint16_t mech) const {
+    const std::size_t i = std::size_t{mech} - kMechListed;
+    return mech >= kMechListed && i < mechs_.size() ? mechs_[i].get() : nullptr;
+  }
   static constexpr std::uint32_t kNoConn = 0xffffffffu;
   static constexpr std::uint32_t kMaxStartDepth = 64;  // nested start_op calls (finish_op)
   std::uint32_t start_depth_ = 0;
@@ -331,48 +344,11 @@ struct Simulation::Impl {
   void on_pct_timer();
   void speculate(std::uint32_t id, std::uint32_t gen);
 
-  // sim_snitch.cpp: Cassandra's DynamicEndpointSnitch (cluster.dynamic_snitch). Each coordinator
-  // keeps, per replica it read from, an exponentially decaying reservoir of response latencies in
-  // whole ms and a score recomputed every update interval; reads order their replicas by it.
-  struct SnitchSample {  // one weighted sample of a reservoir
-    double priority = 0, weight = 0;
-    std::int64_t value_ms = 0;
-  };
-  struct SnitchHost {
-    std::vector<SnitchSample> samples;  // a min-heap on priority, at most kSnitchWindow
-    std::int64_t start_s = 0, next_rescale_s = 0;
-    std::uint64_t count = 0;
-    double score = 0;
-    bool scored = false;  // has a score (no score reads as 0.0)
-  };
-  struct SnitchPending {  // a response on its way: recorded when it arrives (at)
-    SimTime at;
-    std::uint64_t seq;
-    NodeId coordinator, replica;
-    std::int64_t latency_ms;
-    bool operator>(const SnitchPending& o) const { return at != o.at ? at > o.at : seq > o.seq; }
-  };
-  bool snitch_ = false;
-  // Per coordinator: the replicas it has heard from (memory grows with the pairs that talk, not N^2).
-  std::vector<std::unordered_map<NodeId, SnitchHost>> snitch_hosts_;
-  std::vector<SimTime> job_sent_;  // per job slot: when its message left the coordinator
-  std::priority_queue<SnitchPending, std::vector<SnitchPending>, std::greater<SnitchPending>> snitch_pending_;
-  std::uint64_t snitch_seq_ = 0;
-  Rng snitch_rng_;
-  void snitch_init();
-  void snitch_sent(std::uint32_t job);
-  void snitch_answer(std::uint32_t job, SimTime at);
-  void snitch_drain();
-  void snitch_record(NodeId coordinator, NodeId replica, std::int64_t latency_ms, SimTime at);
-  void on_snitch_timer(std::uint32_t which);
-  // The read targets of `need` ordered by coordinator `node`'s snitch (sortedByProximity).
-  template <class Up>
-  std::size_t snitch_targets(const ClNeed& need, NodeId node, std::span<const NodeId> replicas, Up& up,
-                             std::span<NodeId> out);
+  // A read's targets: a mechanism's read_order strategy (hooks.hpp), else the core's default.
   template <class Up>
   std::size_t order_reads(const ClNeed& need, NodeId node, std::span<const NodeId> replicas, Up& up,
                           std::span<NodeId> out) {
-    if (snitch_) return snitch_targets(need, node, replicas, up, out);
+    if (hooks_.read_order) return hooks_.read_order(need, node, replicas, out);
     if (hwlb_ && !need.each) return hwlb_targets(need, node, replicas, up, out);
     return read_targets(need, topo_, node, replicas, up, out, read_shuffle_);
   }
@@ -852,40 +828,6 @@ std::size_t Simulation::Impl::hwlb_targets(const ClNeed& need, NodeId node, std:
         for (std::size_t i = 0; i < k && i < out.size(); ++i) out[i] = ids[hwlb_pick_[i]];
         return std::min(k, out.size());
       }
-    }
-  }
-  return take_targets(need, topo_, topo_.node_dc[node], std::span<const NodeId>(ids.data(), n), out);
-}
-
-// DynamicEndpointSnitch.sortedByProximity (sim_snitch.cpp cites it), then the CL's first targets.
-template <class Up>
-std::size_t Simulation::Impl::snitch_targets(const ClNeed& need, NodeId node, std::span<const NodeId> replicas,
-                                             Up& up, std::span<NodeId> out) {
-  std::array<NodeId, 64> ids;  // written before read
-  std::array<std::uint8_t, 64> tiers;
-  const std::size_t n = by_proximity(topo_, node, replicas, up, ids, tiers);
-  const auto& hosts = snitch_hosts_[node];
-  if (n >= 2 && !hosts.empty()) {
-    std::array<double, 64> score, sorted;
-    for (std::size_t i = 0; i < n; ++i) {
-      const auto it = hosts.find(ids[i]);
-      score[i] = it != hosts.end() && it->second.scored ? it->second.score : 0.0;
-    }
-    const double badness = sc_.nodes.balancing.snitch_badness;
-    bool by_score = badness == 0;
-    if (!by_score) {
-      std::copy_n(score.begin(), n, sorted.begin());
-      std::sort(sorted.begin(), sorted.begin() + static_cast<std::ptrdiff_t>(n));
-      for (std::size_t i = 0; i < n && !by_score; ++i) by_score = score[i] > sorted[i] * (1.0 + badness);
-    }
-    if (by_score) {
-      std::array<std::uint8_t, 64> idx;
-      for (std::size_t i = 0; i < n; ++i) idx[i] = static_cast<std::uint8_t>(i);
-      std::stable_sort(idx.begin(), idx.begin() + static_cast<std::ptrdiff_t>(n),
-                       [&](std::uint8_t a, std::uint8_t b) { return score[a] < score[b]; });
-      std::array<NodeId, 64> sorted_ids;
-      for (std::size_t i = 0; i < n; ++i) sorted_ids[i] = ids[idx[i]];
-      std::copy_n(sorted_ids.begin(), n, ids.begin());
     }
   }
   return take_targets(need, topo_, topo_.node_dc[node], std::span<const NodeId>(ids.data(), n), out);

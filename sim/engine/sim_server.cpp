@@ -197,7 +197,7 @@ void Simulation::Impl::send_to_replicas(std::uint32_t cr, std::span<const NodeId
     // The work's expiry (ServerRules::replica_clock) while it waits; receipt clocks set it on arrival.
     j.end = rules_.replica_clock == ReplicaClock::Sent ? now_ + request_timeout(crs_[cr].kind) : crs_[cr].deadline;
     ++crs_[cr].outstanding;
-    if (snitch_) snitch_sent(job);
+    hooks_.replica_sent.fire(job);
     if (r == node) enqueue_replica(job, r, now_);
     else q_.push(now_ + net(node, r), kReplicaArrive, job);
   }
@@ -315,18 +315,17 @@ void Simulation::Impl::enqueue_replica(std::uint32_t job, NodeId r, SimTime now)
   ++(read ? k.replica_reads : k.replica_writes);
   if (!shard_counts_.empty()) ++shard_counts_[r * shards_ + j.owner].replica;
   if (r == c.node) {
-    if (snitch_) snitch_answer(job, j.end);
+    hooks_.replica_answer.fire(job, j.end, true);
     if (answer_needed(c, r, j.end)) q_.push_lane(lane(r, j.owner), j.end, kReplicaDone, job);
     else drop_job(job);
   } else if (c.done) {
-    // The answer is no longer needed: the replica still does the work, no response event. The
-    // dynamic snitch still hears the response (its callback outlives the request's answer).
-    if (snitch_) snitch_answer(job, j.end + net(r, c.node));
+    // The answer is no longer needed: the replica still does the work, no response event.
+    hooks_.replica_answer_unneeded.fire(job);
     if (hwlb_ && c.kind == OpKind::Read) hwlb_response(c.node, r, j.end);
     drop_job(job);
   } else {
     const SimTime at = j.end + net(r, c.node);  // drawn either way: the network stream's order holds
-    if (snitch_) snitch_answer(job, at);
+    hooks_.replica_answer.fire(job, at, false);
     // A read response carries the replica's cache hit rate (HWLB; sim_hwlb.cpp).
     if (hwlb_ && c.kind == OpKind::Read) hwlb_response(c.node, r, at);
     if (answer_needed(c, r, at)) {

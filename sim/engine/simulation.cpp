@@ -132,6 +132,7 @@ Simulation::Impl::Impl(const Scenario& sc, const PolicyEntry& entry, std::unique
   exact_in_flight_ = policy_->reads_in_flight();
   init_detect();
   if (!sc.loaders.empty()) init_loaders();
+  make_mechanisms();  // sim/mech/mechanisms.inc: state and hooks (no event, no draw until start())
 }
 
 bool Simulation::Impl::may_issue() const {
@@ -448,7 +449,6 @@ void Simulation::Impl::on_mech(std::uint32_t id) {
   switch (m.mech) {
     case kMechSpecRetry: on_spec_timer(); break;
     case kMechDriverSpec: on_pct_timer(); break;
-    case kMechSnitch: on_snitch_timer(m.sub); break;
     case kMechHwlb: on_hwlb_tick(); break;
     case kMechDetect: on_driver_detect(m.arg); break;
     case kMechPlacement:
@@ -461,7 +461,9 @@ void Simulation::Impl::on_mech(std::uint32_t id) {
         default: check_fail("placement event of unknown kind", m.sub);
       }
       break;
-    default: check_fail("event of unknown mechanism", m.mech);
+    default:
+      if (Mechanism* x = listed(m.mech)) x->on_event(m.sub, m.arg);
+      else check_fail("event of unknown mechanism", m.mech);
   }
 }
 
@@ -544,7 +546,8 @@ RunResult Simulation::Impl::run(const RunOptions& options) {
     open_window();
   }
   if (target_ == 0 && w.duration == 0) finished_all_ = true;  // nothing to do (empty trace)
-  snitch_init();  // cluster.dynamic_snitch: its periodic ticks (nothing without it)
+  for (const auto& m : mechs_)  // the mechanisms' first events, in the list's order
+    if (m) m->start();
   hwlb_init();    // cluster.cache_hit_rate_read_balancing: its 0.5 s tick (nothing without it)
   const bool open = sc_.client.mode == LoadMode::Open || (w.trace && w.trace_open_loop);
   if (multi_) {

@@ -69,8 +69,11 @@ class Simulation {
 
   RunResult run(const RunOptions& options = {});
 
- private:
+  // The core (sim/engine/sim_impl.hpp): named here for the mechanisms of sim/mech/ and the core
+  // harness of the tests, which include its header; nothing else does.
   struct Impl;
+
+ private:
   std::unique_ptr<Impl> impl_;
 };
 

@@ -1,4 +1,4 @@
-// Cassandra's dynamic snitch (cluster.dynamic_snitch; sim/engine/sim_snitch.cpp cites
+// Cassandra's dynamic snitch (cluster.dynamic_snitch; sim/mech/snitch/snitch.cpp cites
 // apache/cassandra locator/DynamicEndpointSnitch.java). Issue 37, item 3. Small scenarios built in
 // memory, fixed seeds; each expected number is derived next to its assertion.
 #include <gtest/gtest.h>

@@ -1,6 +1,6 @@
 // Cassandra's dynamic snitch (cluster.dynamic_snitch, on by default with cluster.server
-// cassandra-*): each coordinator orders a read's replicas by scores computed from the latencies of
-// the replica responses it received.
+// cassandra-*), a mechanism of the engine (sim/engine/mechanism.hpp): each coordinator orders a
+// read's replicas by scores computed from the latencies of the replica responses it received.
 //
 // Sources (apache/cassandra src/java/org/apache/cassandra/locator/DynamicEndpointSnitch.java, read
 // at 00f2c1e2f1; 3.11 has the same algorithm over InetAddress; re-expressed, no code copied):
@@ -31,10 +31,13 @@
 // seen then; every node's snitch started at t = 0 (assumed: the ticks of all nodes coincide);
 // responses lost to a node failure after their work was scheduled still count.
 #include <algorithm>
+#include <array>
 #include <cmath>
+#include <memory>
 #include <numeric>
 
 #include "sim/engine/sim_impl.hpp"
+#include "sim/mech/snitch/snitch.hpp"
 
 namespace lbsim {
 
@@ -68,38 +71,61 @@ double weighted_median(std::vector<Sample> s) {
 }
 }  // namespace
 
-void Simulation::Impl::snitch_init() {
-  snitch_ = sc_.nodes.balancing.dynamic_snitch;
-  if (!snitch_) return;
-  snitch_rng_ = root_.fork("dynamic_snitch");
-  snitch_hosts_.resize(n_);
-  push_mech(sc_.nodes.balancing.snitch_update, kMechSnitch, kSnitchUpdate, 0);
-  if (sc_.nodes.balancing.snitch_reset > 0) push_mech(sc_.nodes.balancing.snitch_reset, kMechSnitch, kSnitchReset, 0);
+std::unique_ptr<Mechanism> make_snitch(Snitch::Core& core, std::uint16_t id) {
+  if (!core.sc_.nodes.balancing.dynamic_snitch) return nullptr;
+  return std::make_unique<Snitch>(core, id);
 }
 
-void Simulation::Impl::snitch_sent(std::uint32_t job) {
-  if (job >= job_sent_.size()) job_sent_.resize(std::max<std::size_t>(job + 1, 2 * job_sent_.size()));
-  job_sent_[job] = now_;
-}
-
-void Simulation::Impl::snitch_answer(std::uint32_t job, SimTime at) {
-  const Job& j = jobs_[job];
-  const CoordReq& c = crs_[j.cr];
-  if (c.kind != OpKind::Read || job >= job_sent_.size()) return;
-  const std::int64_t ms = (at - job_sent_[job]) / kMs;  // whole milliseconds, truncated
-  snitch_pending_.push({at, snitch_seq_++, c.node, j.node, ms});
-}
-
-void Simulation::Impl::snitch_drain() {
-  while (!snitch_pending_.empty() && snitch_pending_.top().at <= now_) {
-    const SnitchPending p = snitch_pending_.top();
-    snitch_pending_.pop();
-    snitch_record(p.coordinator, p.replica, p.latency_ms, p.at);
+Snitch::Snitch(Core& core, std::uint16_t id) : core_(core), id_(id), rng_(core.root_.fork("dynamic_snitch")) {
+  hosts_.resize(core.n_);
+  Hooks& h = core.hooks_;
+  h.replica_sent.add(this, [](void* s, std::uint32_t job) { static_cast<Snitch*>(s)->sent(job); });
+  h.replica_answer.add(this, [](void* s, std::uint32_t job, SimTime at, bool) { static_cast<Snitch*>(s)->answer(job, at); });
+  h.replica_answer_unneeded.add(this, [](void* s, std::uint32_t job) { static_cast<Snitch*>(s)->answer_unneeded(job); });
+  if (!h.read_order) {
+    h.read_order = {[](void* s, const ClNeed& need, NodeId node, std::span<const NodeId> replicas, std::span<NodeId> out) {
+                      return static_cast<Snitch*>(s)->targets(need, node, replicas, out);
+                    },
+                    this};
   }
 }
 
-void Simulation::Impl::snitch_record(NodeId coordinator, NodeId replica, std::int64_t latency_ms, SimTime at) {
-  SnitchHost& h = snitch_hosts_[coordinator][replica];
+void Snitch::start() {
+  const ReadBalancingSpec& b = core_.sc_.nodes.balancing;
+  core_.push_mech(b.snitch_update, id_, kUpdate, 0);
+  if (b.snitch_reset > 0) core_.push_mech(b.snitch_reset, id_, kReset, 0);
+}
+
+void Snitch::sent(std::uint32_t job) {
+  if (job >= job_sent_.size()) job_sent_.resize(std::max<std::size_t>(job + 1, 2 * job_sent_.size()));
+  job_sent_[job] = core_.now_;
+}
+
+void Snitch::answer(std::uint32_t job, SimTime at) {
+  const auto& j = core_.jobs_[job];
+  const auto& c = core_.crs_[j.cr];
+  if (c.kind != OpKind::Read || job >= job_sent_.size()) return;
+  const std::int64_t ms = (at - job_sent_[job]) / kMs;  // whole milliseconds, truncated
+  pending_.push({at, seq_++, c.node, j.node, ms});
+}
+
+// The coordinator no longer waits, but the response still arrives and the snitch hears it (its
+// callback outlives the request's answer): it draws the network for it.
+void Snitch::answer_unneeded(std::uint32_t job) {
+  const auto& j = core_.jobs_[job];
+  answer(job, j.end + core_.net(j.node, core_.crs_[j.cr].node));
+}
+
+void Snitch::drain() {
+  while (!pending_.empty() && pending_.top().at <= core_.now_) {
+    const Pending p = pending_.top();
+    pending_.pop();
+    record(p.coordinator, p.replica, p.latency_ms, p.at);
+  }
+}
+
+void Snitch::record(NodeId coordinator, NodeId replica, std::int64_t latency_ms, SimTime at) {
+  Host& h = hosts_[coordinator][replica];
   const std::int64_t t = at / kSec;
   if (h.count == 0 && h.samples.empty()) {  // a new reservoir
     h.start_s = t;
@@ -107,7 +133,7 @@ void Simulation::Impl::snitch_record(NodeId coordinator, NodeId replica, std::in
   }
   if (t >= h.next_rescale_s) {  // rescale: the start moves to now, weights and priorities shrink
     const double f = std::exp(-kSnitchAlpha * static_cast<double>(t - h.start_s));
-    for (SnitchSample& s : h.samples) {
+    for (Sample& s : h.samples) {
       s.priority *= f;
       s.weight *= f;
     }
@@ -116,22 +142,22 @@ void Simulation::Impl::snitch_record(NodeId coordinator, NodeId replica, std::in
     h.count = h.samples.size();
   }
   const double weight = std::exp(kSnitchAlpha * static_cast<double>(t - h.start_s));
-  const double priority = weight / snitch_rng_.uniform01_open_low();
+  const double priority = weight / rng_.uniform01_open_low();
   if (++h.count <= kSnitchWindow) {
     h.samples.push_back({priority, weight, latency_ms});
-    std::push_heap(h.samples.begin(), h.samples.end(), by_priority<SnitchSample>);
+    std::push_heap(h.samples.begin(), h.samples.end(), by_priority<Sample>);
   } else if (h.samples.front().priority < priority) {
-    std::pop_heap(h.samples.begin(), h.samples.end(), by_priority<SnitchSample>);
+    std::pop_heap(h.samples.begin(), h.samples.end(), by_priority<Sample>);
     h.samples.back() = {priority, weight, latency_ms};
-    std::push_heap(h.samples.begin(), h.samples.end(), by_priority<SnitchSample>);
+    std::push_heap(h.samples.begin(), h.samples.end(), by_priority<Sample>);
   }
 }
 
-void Simulation::Impl::on_snitch_timer(std::uint32_t which) {
-  snitch_drain();
-  const ReadBalancingSpec& b = sc_.nodes.balancing;
-  if (which == kSnitchUpdate) {
-    for (auto& hosts : snitch_hosts_) {
+void Snitch::on_event(std::uint16_t which, std::uint32_t) {
+  drain();
+  const ReadBalancingSpec& b = core_.sc_.nodes.balancing;
+  if (which == kUpdate) {
+    for (auto& hosts : hosts_) {
       if (hosts.empty()) continue;
       double max_latency = 1;
       for (auto& [id, h] : hosts) {
@@ -144,15 +170,54 @@ void Simulation::Impl::on_snitch_timer(std::uint32_t which) {
         if (h.scored) h.score /= max_latency;
       }
     }
-    if (!finished_all_) push_mech(now_ + b.snitch_update, kMechSnitch, kSnitchUpdate, 0);
+    if (!core_.finished_all_) core_.push_mech(core_.now_ + b.snitch_update, id_, kUpdate, 0);
   } else {
-    for (auto& hosts : snitch_hosts_)
+    for (auto& hosts : hosts_)
       for (auto& [id, h] : hosts) {
         h.samples.clear();
         h.count = 0;
       }
-    if (!finished_all_) push_mech(now_ + b.snitch_reset, kMechSnitch, kSnitchReset, 0);
+    if (!core_.finished_all_) core_.push_mech(core_.now_ + b.snitch_reset, id_, kReset, 0);
   }
+}
+
+// DynamicEndpointSnitch.sortedByProximity, then the CL's first targets.
+std::size_t Snitch::targets(const ClNeed& need, NodeId node, std::span<const NodeId> replicas, std::span<NodeId> out) {
+  const Topology& topo = core_.topo_;
+  auto up = [this](NodeId r) { return core_.server_up_[r] != 0; };
+  std::array<NodeId, 64> ids;  // written before read
+  std::array<std::uint8_t, 64> tiers;
+  const std::size_t n = by_proximity(topo, node, replicas, up, ids, tiers);
+  const auto& hosts = hosts_[node];
+  if (n >= 2 && !hosts.empty()) {
+    std::array<double, 64> score, sorted;
+    for (std::size_t i = 0; i < n; ++i) {
+      const auto it = hosts.find(ids[i]);
+      score[i] = it != hosts.end() && it->second.scored ? it->second.score : 0.0;
+    }
+    const double badness = core_.sc_.nodes.balancing.snitch_badness;
+    bool by_score = badness == 0;
+    if (!by_score) {
+      std::copy_n(score.begin(), n, sorted.begin());
+      std::sort(sorted.begin(), sorted.begin() + static_cast<std::ptrdiff_t>(n));
+      for (std::size_t i = 0; i < n && !by_score; ++i) by_score = score[i] > sorted[i] * (1.0 + badness);
+    }
+    if (by_score) {
+      std::array<std::uint8_t, 64> idx;
+      for (std::size_t i = 0; i < n; ++i) idx[i] = static_cast<std::uint8_t>(i);
+      std::stable_sort(idx.begin(), idx.begin() + static_cast<std::ptrdiff_t>(n),
+                       [&](std::uint8_t a, std::uint8_t b) { return score[a] < score[b]; });
+      std::array<NodeId, 64> sorted_ids;
+      for (std::size_t i = 0; i < n; ++i) sorted_ids[i] = ids[idx[i]];
+      std::copy_n(sorted_ids.begin(), n, ids.begin());
+    }
+  }
+  return take_targets(need, topo, topo.node_dc[node], std::span<const NodeId>(ids.data(), n), out);
+}
+
+double Snitch::score(NodeId c, NodeId r) const {
+  const auto it = hosts_[c].find(r);
+  return it != hosts_[c].end() && it->second.scored ? it->second.score : -1.0;
 }
 
 }  // namespace lbsim

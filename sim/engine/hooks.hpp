@@ -1,0 +1,72 @@
+// The request path's hook points and strategies (issue 45), through which mechanisms
+// (sim/engine/mechanism.hpp) observe and steer it without the core naming any of them.
+//
+// A hook point is a short list of (function, object) pairs fired in subscription order, which is
+// the order of sim/mech/mechanisms.inc. An empty list costs one compare; a subscriber one indirect
+// call, predicted (one target per run). Not std::function: no allocation, no type erasure beyond
+// a function pointer (the review of SimGrid's signals in sim/README.md says why).
+// A strategy replaces one of the core's inline defaults and has at most one owner.
+#pragma once
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <span>
+
+#include "sim/cluster/coordination.hpp"
+#include "sim/core/check.hpp"
+#include "sim/core/time.hpp"
+
+namespace lbsim {
+
+template <class... A>
+class HookList {
+ public:
+  using Fn = void (*)(void* self, A...);
+  void add(void* self, Fn fn) {
+    if (n_ == slots_.size()) check_fail("too many subscribers to one hook point", n_);
+    slots_[n_++] = {fn, self};
+  }
+  bool empty() const { return n_ == 0; }
+  std::size_t size() const { return n_; }
+  void fire(A... a) const {
+    for (std::uint8_t i = 0; i < n_; ++i) slots_[i].fn(slots_[i].self, a...);
+  }
+
+ private:
+  struct Slot {
+    Fn fn = nullptr;
+    void* self = nullptr;
+  };
+  std::array<Slot, 4> slots_{};
+  std::uint8_t n_ = 0;
+};
+
+// A read's replica order at its coordinator: the CL's targets among the live replicas, written to
+// `out`, their count returned. The core's default is read_targets (closest first,
+// sim/cluster/coordination.hpp).
+struct ReadOrder {
+  using Fn = std::size_t (*)(void* self, const ClNeed& need, NodeId coordinator, std::span<const NodeId> replicas,
+                             std::span<NodeId> out);
+  Fn fn = nullptr;
+  void* self = nullptr;
+  explicit operator bool() const { return fn != nullptr; }
+  std::size_t operator()(const ClNeed& need, NodeId coordinator, std::span<const NodeId> replicas,
+                         std::span<NodeId> out) const {
+    return fn(self, need, coordinator, replicas, out);
+  }
+};
+
+struct Hooks {
+  // A replica job (its slot) leaves its coordinator, now.
+  HookList<std::uint32_t> replica_sent;
+  // A replica job's answer is scheduled to reach its coordinator at `at` (`local`: the coordinator
+  // is the replica, and `at` is when its work ends).
+  HookList<std::uint32_t, SimTime, bool> replica_answer;
+  // A remote replica job's work is scheduled but its request was already answered: no answer
+  // event follows (a subscriber that wants its arrival time draws the network itself).
+  HookList<std::uint32_t> replica_answer_unneeded;
+  // Strategies (one owner each; the first mechanism of the list that claims one keeps it).
+  ReadOrder read_order;
+};
+
+}  // namespace lbsim

@@ -1,0 +1,39 @@
+// The interface of an engine mechanism (issue 45): an optional part of the model (the dynamic
+// snitch, HWLB, the cache, detection, ...) that lives in its own folder under sim/mech/ and
+// reaches the request path only through the hook points and strategies of sim/engine/hooks.hpp.
+//
+// Life of a mechanism, in the order of the explicit list sim/mech/mechanisms.inc (that order, not
+// the linker's, decides the sequence of events and draws; hence no self-registration):
+// - its factory, make_<name>(core), returns nullptr when the scenario does not use it; otherwise
+//   its constructor sizes its state and subscribes to hooks (no event, no draw);
+// - start(): in run(), after the measurement window's events are scheduled: its first events;
+// - on_event(sub, arg): each of its kMech events (Core::push_mech), in time order;
+// - window_open() / window_close(): the measurement window's edges;
+// - collect(): its part of the run's result;
+// - streams(): its named random streams, for the event digest's draw counts.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "sim/core/rng.hpp"
+
+namespace lbsim {
+
+struct RunResult;
+
+class Mechanism {
+ public:
+  virtual ~Mechanism() = default;
+  virtual void start() {}
+  virtual void on_event(std::uint16_t sub, std::uint32_t arg) = 0;
+  // The event digest's name of its sub-kind (a string literal, e.g. "snitch.update").
+  virtual const char* event_name(std::uint16_t sub) const = 0;
+  virtual void window_open() {}
+  virtual void window_close() {}
+  virtual void collect(RunResult&) const {}
+  virtual void streams(std::vector<std::pair<std::string, const Rng*>>&) const {}
+};
+
+}  // namespace lbsim
