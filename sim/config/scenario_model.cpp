@@ -146,7 +146,7 @@ static void parse_dynamic_snitch(const Object& o, NodeModelSpec& s) {
   b.snitch_badness = so.number("badness_threshold", 0, 1000, b.snitch_badness);
 }
 
-// cluster.cache_hit_rate_read_balancing (ScyllaDB releases with cluster.cache; sim/engine/sim_hwlb.cpp):
+// cluster.cache_hit_rate_read_balancing (ScyllaDB releases with cluster.cache; sim/mech/hwlb/hwlb.cpp):
 // true / false, or an object {"max_hit_rate": cap} (on, with the cap of another release: 0.999
 // before scylla-4.6). Absent: on when the release is scylla-* and the cache is on. Without a cache
 // there are no hit rates to balance: asking for it is an error. Must follow the cache's parsing.

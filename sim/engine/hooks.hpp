@@ -65,6 +65,10 @@ struct Hooks {
   // A remote replica job's work is scheduled but its request was already answered: no answer
   // event follows (a subscriber that wants its arrival time draws the network itself).
   HookList<std::uint32_t> replica_answer_unneeded;
+  // A node's process is gone (a kill or a restart fault), after the driver's connections to it
+  // closed and its cache emptied (sim_detect.cpp, sim_cache.cpp; those two still in the core):
+  // what a mechanism kept of the old process starts over.
+  HookList<NodeId> process_lost;
   // Strategies (one owner each; the first mechanism of the list that claims one keeps it).
   ReadOrder read_order;
 };

@@ -155,7 +155,7 @@ struct ServerRules {
   bool dynamic_snitch = false;
   SimTime snitch_update = 0, snitch_reset = 0;
   double snitch_badness = 0;
-  // ScyllaDB's heat-weighted load balancing (sim/engine/sim_hwlb.cpp): hit rates are capped at
+  // ScyllaDB's heat-weighted load balancing (sim/mech/hwlb/hwlb.cpp): hit rates are capped at
   // 0.95 in db/consistency_level.cc filter_for_query since scylladb/scylladb commit b6b4df9a47
   // (2021-06-16, the fix of #8815), first in scylla-4.6.0 (git tag --contains); 0.999 before. Every
   // scylla-* row here is later; cluster.cache_hit_rate_read_balancing.max_hit_rate models older ones.

@@ -44,7 +44,6 @@ EventDigest::Entry Simulation::Impl::digest_entry(const EventQueue::Event& e) co
       switch (m.mech) {
         case kMechSpecRetry: d.kind = "spec_retry.timer"; break;
         case kMechDriverSpec: d.kind = "driver_spec.percentile_timer"; break;
-        case kMechHwlb: d.kind = "hwlb.tick"; break;
         case kMechDetect: d.kind = "detect.driver_timer"; break;  // slot: the node
         case kMechPlacement: d.kind = m.sub < kPlacement.size() ? kPlacement[m.sub] : "placement.unknown"; break;
         default:
@@ -63,7 +62,7 @@ void Simulation::Impl::digest_draws(EventDigest& d) const {
       {"workload", &gen_.rng()},        {"arrivals", &arrival_rng_}, {"think", &think_rng_},
       {"service", &service_rng_},       {"network", &net_rng_},      {"shard", &shard_rng_},
       {"policy", &policy_rng_},         {"plan", &plan_rng_},        {"driver_cost", &cost_rng_},
-      {"read_replicas", &read_replica_rng_}, {"hwlb", &hwlb_rng_},
+      {"read_replicas", &read_replica_rng_}, 
       {"disk", &disk_rng_},             {"balancer", &balancer_rng_}};
   for (std::size_t l = 0; l < loaders_.size(); ++l) {
     const Loader& L = *loaders_[l];

@@ -48,7 +48,7 @@ struct Simulation::Impl {
   // The mechanisms whose events travel as kMech, and their sub-kinds.
   // Mechanisms not yet in sim/mech/ (issue 45) have these ids; those of sim/mech/mechanisms.inc
   // follow, kMechListed + their index in mechs_.
-  enum Mech : std::uint16_t { kMechSpecRetry, kMechDriverSpec, kMechHwlb, kMechDetect, kMechPlacement, kMechListed };
+  enum Mech : std::uint16_t { kMechSpecRetry, kMechDriverSpec, kMechDetect, kMechPlacement, kMechListed };
   enum PlacementEv : std::uint16_t { kChange, kMigration, kChangeDone, kStreamChunk, kResizeTick };
   MechEvents mech_events_;
   void push_mech(SimTime at, std::uint16_t mech, std::uint16_t sub, std::uint32_t arg) {
@@ -349,42 +349,9 @@ struct Simulation::Impl {
   std::size_t order_reads(const ClNeed& need, NodeId node, std::span<const NodeId> replicas, Up& up,
                           std::span<NodeId> out) {
     if (hooks_.read_order) return hooks_.read_order(need, node, replicas, out);
-    if (hwlb_ && !need.each) return hwlb_targets(need, node, replicas, up, out);
     return read_targets(need, topo_, node, replicas, up, out, read_shuffle_);
   }
 
-  // sim_hwlb.cpp: ScyllaDB's heat-weighted load balancing (cluster.cache_hit_rate_read_balancing).
-  // Per node: the row cache's read meters (1-minute moving averages ticked every 10 s), the hit
-  // rate recomputed every 0.5 s / 2 s and its gossip publication; per coordinator: the rates it
-  // heard of its peers (from read responses, or gossip on first sight) with their time.
-  struct HwlbNode {
-    std::uint64_t hits_seen = 0, misses_seen = 0;  // NodeCounters at the last meter tick
-    double ewma_hits = 0, ewma_misses = 0;         // rates()[0] of reads_with_no_misses / _with_misses
-    bool meters_init = false;
-    SimTime next_meter = 0, next_recompute = 0;
-    double rate = 0;  // the global cache hit rate the calculator last set
-    std::uint64_t published = 0;
-    double published_rate = 0;
-    SimTime published_at = 0;
-  };
-  struct HwlbPeer {
-    hwlb::PeerRate rate;
-    bool known = false;
-  };
-  bool hwlb_ = false;
-  std::vector<HwlbNode> hwlb_nodes_;
-  std::vector<std::unordered_map<NodeId, HwlbPeer>> hwlb_peers_;  // [coordinator]: the peers it knows of
-  Rng hwlb_rng_;
-  std::vector<double> hwlb_rates_;
-  std::vector<std::uint32_t> hwlb_pick_;
-  void hwlb_init();
-  void on_hwlb_tick();
-  void hwlb_response(NodeId coordinator, NodeId replica, SimTime at);
-  void hwlb_restart(NodeId n);  // the node's process restarted: meters, rate and gossip start over
-  double hwlb_peer_rate(NodeId coordinator, NodeId peer);
-  template <class Up>
-  std::size_t hwlb_targets(const ClNeed& need, NodeId node, std::span<const NodeId> replicas, Up& up,
-                           std::span<NodeId> out);
   policy::Plan* spec_plan_ = nullptr;
 
   // sim_cache.cpp: cluster.cache and cluster.disk (issue 37). One exact LRU per node, or per
@@ -793,44 +760,5 @@ struct Simulation::Impl {
 
   RunResult result_;
 };
-
-// db/consistency_level.cc filter_for_query with HWLB (sim_hwlb.cpp cites it): the live replicas
-// closest first (ScyllaDB 2025.1's shuffle of ties included), then, when every rate is known and
-// they differ by more than 0.01, the coordinator's miss-equalising combination of the CL's
-// replicas; else the first ones.
-template <class Up>
-std::size_t Simulation::Impl::hwlb_targets(const ClNeed& need, NodeId node, std::span<const NodeId> replicas, Up& up,
-                                           std::span<NodeId> out) {
-  std::array<NodeId, 64> ids;  // written before read
-  std::array<std::uint8_t, 64> tiers;
-  std::size_t n = by_proximity(topo_, node, replicas, up, ids, tiers);
-  if (read_shuffle_ != nullptr) {
-    const auto t = std::span<const std::uint8_t>(tiers.data(), n);
-    if (const TieAtCut tie = tie_at_cut(need, t); tie.begin != tie.end)
-      shuffle_equal_distance(std::span<NodeId>(ids.data(), n), t, read_shuffle_->next_u64());
-  }
-  if (need.local_only) {  // filter_for_query sees the coordinator's DC's replicas only
-    std::size_t m = 0;
-    for (std::size_t i = 0; i < n; ++i)
-      if (topo_.node_dc[ids[i]] == topo_.node_dc[node]) ids[m++] = ids[i];
-    n = m;
-  }
-  const std::size_t k = std::min<std::size_t>(need.total, n);
-  if (k > 0 && k < n) {  // bf >= live replicas: all of them, in proximity order
-    hwlb_rates_.resize(n);
-    for (std::size_t i = 0; i < n; ++i) hwlb_rates_[i] = hwlb_peer_rate(node, ids[i]);
-    if (hwlb::rebalances(hwlb_rates_)) {
-      const std::size_t me = ids[0] == node ? 0 : n + 1;
-      hwlb::choose(hwlb_rates_, me, static_cast<unsigned>(k), false, hwlb_rng_, hwlb_pick_);
-      bool distinct = hwlb_pick_.size() == k;
-      for (std::size_t i = 1; i < hwlb_pick_.size() && distinct; ++i) distinct = hwlb_pick_[i] != hwlb_pick_[i - 1];
-      if (distinct) {  // scylladb#9285's workaround: a duplicate keeps the proximity order
-        for (std::size_t i = 0; i < k && i < out.size(); ++i) out[i] = ids[hwlb_pick_[i]];
-        return std::min(k, out.size());
-      }
-    }
-  }
-  return take_targets(need, topo_, topo_.node_dc[node], std::span<const NodeId>(ids.data(), n), out);
-}
 
 }  // namespace lbsim

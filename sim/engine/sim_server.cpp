@@ -321,13 +321,10 @@ void Simulation::Impl::enqueue_replica(std::uint32_t job, NodeId r, SimTime now)
   } else if (c.done) {
     // The answer is no longer needed: the replica still does the work, no response event.
     hooks_.replica_answer_unneeded.fire(job);
-    if (hwlb_ && c.kind == OpKind::Read) hwlb_response(c.node, r, j.end);
     drop_job(job);
   } else {
     const SimTime at = j.end + net(r, c.node);  // drawn either way: the network stream's order holds
     hooks_.replica_answer.fire(job, at, false);
-    // A read response carries the replica's cache hit rate (HWLB; sim_hwlb.cpp).
-    if (hwlb_ && c.kind == OpKind::Read) hwlb_response(c.node, r, at);
     if (answer_needed(c, r, at)) {
       // The server's own lane holds its completions; its answers to other coordinators take a
       // second one: their times are its completion times plus a network hop, nearly in order, and
@@ -446,7 +443,7 @@ void Simulation::Impl::on_fault(std::uint32_t idx) {
   if (f.kind == FaultKind::Kill || f.kind == FaultKind::Restart) {
     close_connections(f.node);  // sim_detect.cpp
     if (cache_on_) cache_node_restarted(f.node);  // its process, so its cache, is gone (sim_cache.cpp)
-    if (hwlb_) hwlb_restart(f.node);  // its meters and rate start over, peers forget it (sim_hwlb.cpp)
+    hooks_.process_lost.fire(f.node);
   }
 }
 

@@ -449,7 +449,6 @@ void Simulation::Impl::on_mech(std::uint32_t id) {
   switch (m.mech) {
     case kMechSpecRetry: on_spec_timer(); break;
     case kMechDriverSpec: on_pct_timer(); break;
-    case kMechHwlb: on_hwlb_tick(); break;
     case kMechDetect: on_driver_detect(m.arg); break;
     case kMechPlacement:
       switch (m.sub) {
@@ -548,7 +547,6 @@ RunResult Simulation::Impl::run(const RunOptions& options) {
   if (target_ == 0 && w.duration == 0) finished_all_ = true;  // nothing to do (empty trace)
   for (const auto& m : mechs_)  // the mechanisms' first events, in the list's order
     if (m) m->start();
-  hwlb_init();    // cluster.cache_hit_rate_read_balancing: its 0.5 s tick (nothing without it)
   const bool open = sc_.client.mode == LoadMode::Open || (w.trace && w.trace_open_loop);
   if (multi_) {
     for (std::uint32_t l = 0; l < loaders_.size() && !finished_all_; ++l) start_loader_arrivals(l);

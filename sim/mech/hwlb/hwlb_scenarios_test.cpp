@@ -1,5 +1,5 @@
 // ScyllaDB's heat-weighted load balancing in the engine (cluster.cache_hit_rate_read_balancing;
-// sim/engine/sim_hwlb.cpp cites scylladb/scylladb). Issue 37, items 2, 3 and 4: the restart
+// sim/mech/hwlb/hwlb.cpp cites scylladb/scylladb). Issue 37, items 2, 3 and 4: the restart
 // experiment of ScyllaDB's 2017 write-up and the negative control of scylla-cluster-tests#9484.
 // Scenarios built in memory, fixed seeds; each expected number is derived or measured next to
 // its assertion.
