@@ -84,9 +84,8 @@ bool Simulation::Impl::send_attempt(std::uint32_t id, bool first, policy::HostId
   at.conn = conn;
   at.sent = sent;
   at.alive = true;
-  set_tag(attempt_live_, a, at.gen);
+  attempt_live_[a] = at.gen;
   if (rm_on_) {
-    if (id >= rm_prev_.size()) rm_prev_.resize(std::max<std::size_t>(ops_.capacity(), std::size_t{id} + 1));
     if (next_host_retry) {
       ++rm_retries_;
       if (rm_prev_[id] == host) ++rm_retries_same_;
@@ -95,7 +94,6 @@ bool Simulation::Impl::send_attempt(std::uint32_t id, bool first, policy::HostId
   }
   if (sc_.speculative.enabled) {
     if (first) {
-      if (id >= first_host_.size()) first_host_.resize(std::size_t{id} + 1);
       first_host_[id] = host;
     } else if (speculative && first_host_[id] == host) {
       ++speculative_same_host_;
@@ -117,7 +115,7 @@ bool Simulation::Impl::send_attempt(std::uint32_t id, bool first, policy::HostId
 
   const std::uint32_t cr = crs_.alloc();
   CoordReq& c = crs_[cr];
-  set_tag(cr_live_, cr, c.gen);
+  cr_live_[cr] = c.gen;
   c.attempt = a;
   c.attempt_gen = at.gen;
   c.node = host;
@@ -130,7 +128,6 @@ bool Simulation::Impl::send_attempt(std::uint32_t id, bool first, policy::HostId
   c.shard = static_cast<std::uint16_t>(shard);
   c.pending = 1;
   if (multi_) {
-    if (cr >= cr_loader_.size()) cr_loader_.resize(crs_.capacity());
     cr_loader_[cr] = static_cast<std::uint8_t>(loader);
   }
   q_.push(sent + net_client_cr(host, cr), kAttemptArrive, cr);
@@ -311,8 +308,7 @@ void Simulation::Impl::after_failure(std::uint32_t id, ErrorKind error, bool ret
 // policy's count from zero; its latency counts from the first try, as the tool's timer does.
 // Without client.stress_retries, the failure is final.
 void Simulation::Impl::fail_or_restart(std::uint32_t id, ErrorKind error) {
-  if (!stress_tries_.empty()) {
-    if (id >= stress_tries_.size()) stress_tries_.resize(ops_.capacity());
+  if (stress_tries_.registered()) {
     if (stress_tries_[id] < client_of(id).stress_retries) {
       ++stress_tries_[id];
       ++stress_retries_;

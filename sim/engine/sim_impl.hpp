@@ -241,7 +241,6 @@ struct Simulation::Impl {
   void fail_or_restart(std::uint32_t op, ErrorKind error);  // cassandra-stress -errors retries=N
   void restart_op(std::uint32_t op);
   void note_host(std::uint32_t op, NodeId host) {  // the host of a failed attempt (driver retry policies)
-    if (op >= last_host_.size()) last_host_.resize(ops_.capacity());
     last_host_[op] = host;
   }
   void arm(std::uint32_t which);
@@ -322,10 +321,10 @@ struct Simulation::Impl {
   void on_spec_timer();
   SpecRetryMode spec_mode_ = SpecRetryMode::None;
   std::vector<SpecNode> spec_nodes_;
-  std::vector<NodeId> spec_extra_;  // per request slot: the replica its speculation reads
+  Column<NodeId> spec_extra_;  // per request slot: the replica its speculation reads (percentile modes)
   std::priority_queue<SpecTimer, std::vector<SpecTimer>, std::greater<SpecTimer>> spec_timers_;
   SimTime spec_armed_ = std::numeric_limits<SimTime>::max();  // the earliest spec-retry timer event
-  std::vector<NodeId> first_host_;  // per operation slot, with driver speculative executions on
+  Column<NodeId> first_host_;  // per operation slot, with driver speculative executions on
   std::uint64_t speculative_same_host_ = 0;
   std::uint64_t spec_reads_ = 0;  // speculative reads sent in the whole run (ALWAYS included)
   std::unique_ptr<policy::PlanArena> spec_arena_;  // SpecHostSource::NewPlan's scratch plans
@@ -340,7 +339,7 @@ struct Simulation::Impl {
   // sent to the host of the attempt before (the plan yielded it again); rm_prev_ per op slot.
   bool rm_on_ = false;
   std::uint64_t rm_ops_ = 0, rm_repeated_ = 0, rm_retries_ = 0, rm_retries_same_ = 0;
-  std::vector<NodeId> rm_prev_;
+  Column<NodeId> rm_prev_;
   void on_pct_timer();
   void speculate(std::uint32_t id, std::uint32_t gen);
 
@@ -544,12 +543,11 @@ struct Simulation::Impl {
   // against these dense arrays (4 bytes a slot, cache-resident) instead of the slabs' entries,
   // which at 10,000 requests in flight are cold (issue 14: two cache misses per operation).
   static constexpr std::uint32_t kDeadTag = 0xffffffffu;
-  std::vector<std::uint32_t> attempt_live_, cr_live_;
-  std::vector<std::array<std::uint8_t, kMaxDcs>> cr_per_dc_;  // per request slot: EACH_QUORUM's counts
-  static void set_tag(std::vector<std::uint32_t>& tags, std::uint32_t i, std::uint32_t tag) {
-    if (i >= tags.size()) tags.resize(std::size_t{i} + 1, kDeadTag);
-    tags[i] = tag;
-  }
+  // Columns of attempts_ and crs_ (slab.hpp), registered in the constructor with fill kDeadTag.
+  Column<std::uint32_t> attempt_live_, cr_live_;
+  // Per request slot: EACH_QUORUM's counts, written before they are read. Registered in every
+  // scenario (16 bytes a request slot, grown only with crs_; nothing per request).
+  Column<std::array<std::uint8_t, kMaxDcs>> cr_per_dc_;
   void mark_cr_done(CoordReq& c, std::uint32_t cr) {
     c.done = true;
     cr_live_[cr] = kDeadTag;
@@ -639,10 +637,10 @@ struct Simulation::Impl {
   std::uint64_t shared_draws_ = 0, tl_draws_ = 0, retries_ = 0, speculative_ = 0;
   // A driver retry policy (retry.policy other than default/never): the host each operation's last
   // failed attempt went to, for a same-host retry. cassandra-stress retries: each operation's
-  // re-executions so far. Both empty when unused.
+  // re-executions so far. Columns of ops_ registered only when used (else empty).
   bool driver_retry_ = false;
-  std::vector<NodeId> last_host_;
-  std::vector<std::uint8_t> stress_tries_;
+  Column<NodeId> last_host_;
+  Column<std::uint8_t> stress_tries_;
   std::uint64_t stress_retries_ = 0;
   std::uint64_t shared_draws_start_ = 0, tl_draws_start_ = 0;
 
@@ -747,8 +745,8 @@ struct Simulation::Impl {
   };
   bool multi_ = false;
   std::vector<std::unique_ptr<Loader>> loaders_;
-  std::vector<std::uint8_t> op_loader_;      // per operation slot (multi_ only)
-  std::vector<std::uint8_t> cr_loader_;      // per coordinator request slot (multi_ only)
+  Column<std::uint8_t> op_loader_;           // per operation slot (a column of ops_, multi_ only)
+  Column<std::uint8_t> cr_loader_;           // per coordinator request slot (of crs_, multi_ only)
   std::vector<std::uint8_t> thread_loader_;  // per closed-loop thread (multi_ only)
   // Open-loop arrivals of loader l travel as kArrival with id l.
   std::uint32_t op_loader(std::uint32_t op) const { return multi_ ? op_loader_[op] : 0; }

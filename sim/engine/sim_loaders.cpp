@@ -7,6 +7,8 @@ namespace lbsim {
 
 void Simulation::Impl::init_loaders() {
   multi_ = true;
+  ops_.add_column(op_loader_, std::uint8_t{0});
+  crs_.add_column(cr_loader_, std::uint8_t{0});
   std::uint32_t thread = 0;
   for (std::size_t l = 0; l < sc_.loaders.size(); ++l) {
     const LoaderSpec& ls = sc_.loaders[l];

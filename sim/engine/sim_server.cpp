@@ -254,7 +254,6 @@ void Simulation::Impl::store_need(std::uint32_t cr, const ClNeed& need) {
   c.need_local_only = need.local_only;
   c.need_each = need.each;
   if (need.each) {
-    if (cr >= cr_per_dc_.size()) cr_per_dc_.resize(crs_.capacity());
     cr_per_dc_[cr] = need.per_dc;
   }
 }

@@ -54,6 +54,9 @@ double percentile_us(const std::vector<double>& counts, double total, double p) 
 
 void Simulation::Impl::init_spec_retry() {
   spec_mode_ = sc_.nodes.speculative_retry.mode;
+  // spec_split keeps the extra replica of the modes that wait for a threshold.
+  if (spec_mode_ == SpecRetryMode::Fixed || spec_mode_ == SpecRetryMode::Percentile)
+    crs_.add_column(spec_extra_, NodeId{0});
   if (spec_mode_ == SpecRetryMode::Percentile) {
     spec_nodes_.resize(n_);
     // ScyllaDB's estimated_histogram holds 90 buckets (utils/estimated_histogram.hh default);
@@ -132,7 +135,6 @@ std::size_t Simulation::Impl::spec_split(std::uint32_t cr, std::size_t need, std
   }
   const SimTime threshold = spec_threshold(c.node);
   if (threshold >= request_timeout(c.kind)) return need;
-  if (cr >= spec_extra_.size()) spec_extra_.resize(std::max<std::size_t>(crs_.capacity(), std::size_t{cr} + 1));
   spec_extra_[cr] = targets[need];
   const SimTime at = now_ + threshold;
   spec_timers_.push({at, cr, c.gen});

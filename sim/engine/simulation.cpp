@@ -34,7 +34,14 @@ Simulation::Impl::Impl(const Scenario& sc, const PolicyEntry& entry, std::unique
   deadline_at_arrival_ = rules_.coordinator_clock == CoordinatorClock::Arrival;
   read_abort_ = rules_.read_abort && shed_;
   driver_retry_ = sc.retry.kind != RetryPolicyKind::Default && sc.retry.kind != RetryPolicyKind::Never;
-  if (sc.client.stress_retries > 0) stress_tries_.resize(64);
+  // Per-slot columns of the slabs (slab.hpp), each grown with its slab; those of a feature only
+  // when it is on (an unregistered column stays empty).
+  attempts_.add_column(attempt_live_, kDeadTag);
+  crs_.add_column(cr_live_, kDeadTag);
+  crs_.add_column(cr_per_dc_, std::array<std::uint8_t, kMaxDcs>{});
+  if (driver_retry_) ops_.add_column(last_host_, NodeId{0});
+  if (sc.client.stress_retries > 0) ops_.add_column(stress_tries_, std::uint8_t{0});
+  if (sc.speculative.enabled) ops_.add_column(first_host_, NodeId{0});
   read_replica_rng_ = root_.fork("read_replicas");
   if (rules_.shuffle_equal_distance_reads) read_shuffle_ = &read_replica_rng_;
   timer_at_arrival_ = deadline_at_arrival_ && !sc.nodes.coordinator.is_zero();
@@ -129,6 +136,7 @@ Simulation::Impl::Impl(const Scenario& sc, const PolicyEntry& entry, std::unique
   init_cache();  // sim_cache.cpp; nothing without cluster.cache
   policy_->init(view_, policy_rng_);
   rm_on_ = policy_->has_driver_replicas();  // the driver's map is built at init
+  if (rm_on_) ops_.add_column(rm_prev_, NodeId{0});
   exact_in_flight_ = policy_->reads_in_flight();
   init_detect();
   if (!sc.loaders.empty()) init_loaders();
@@ -184,7 +192,6 @@ void Simulation::Impl::start_op(std::uint32_t thread, std::uint32_t loader) {
     const std::uint32_t op = ops_.alloc();
     if (op >= op_extra_.size()) op_extra_.emplace_back(plan_rng_);
     if (L) {
-      if (op >= op_loader_.size()) op_loader_.resize(ops_.capacity());
       op_loader_[op] = static_cast<std::uint8_t>(loader);
       ++L->in_flight;
     }
@@ -216,7 +223,6 @@ void Simulation::Impl::start_op(std::uint32_t thread, std::uint32_t loader) {
   x.rnd.shared_draws = 0;
   x.rnd.thread_local_draws = 0;
   if (L) {  // the loader's own policy and plan stream
-    if (id >= op_loader_.size()) op_loader_.resize(ops_.capacity());
     op_loader_[id] = static_cast<std::uint8_t>(loader);
     ++L->in_flight;
     x.rnd.rebind(*L->plan_rng);
@@ -292,7 +298,7 @@ void Simulation::Impl::finish_op(std::uint32_t id, bool success, ErrorKind error
   LBSIM_DCHECK(in_flight_ > 0, "in-flight count would go negative");
   LBSIM_DCHECK(success || static_cast<std::size_t>(error) < kErrorKinds, "an operation failed without a typed error");
   op.done = true;
-  if (!stress_tries_.empty() && id < stress_tries_.size()) stress_tries_[id] = 0;
+  if (stress_tries_.registered()) stress_tries_[id] = 0;
   --in_flight_;
   ++finished_;
   ++(success ? completed_ : failed_);

@@ -8,6 +8,20 @@
 // Slab<T>: alloc() returns an index that stays valid until release(); released indexes are reused
 // (LIFO), so steady state allocates nothing. T must have a `gen` member, bumped on release, which
 // lets timers and late events recognise a recycled slot.
+//
+// Column<U>: per-slot state kept beside a Slab rather than in T (a dense 4-byte tag that timers
+// scan, or state only one feature uses). The owner declares it as a member and registers it once
+// with slab.add_column(column, fill); from then on the column has exactly capacity() entries:
+// add_column sizes it to the slots allocated so far, and every alloc() that grows the slab grows
+// each registered column with it, new entries set to `fill`. So column[i] is valid for every slot
+// ever returned by alloc(), and reading or writing it is one indexed access, with no bounds test
+// (a Debug build checks it). release() leaves columns alone: an entry keeps the value last
+// written until its owner writes it again, as a std::vector would (callers that need a reset
+// write it, e.g. a dead tag when the slot's request ends). A column that is never registered
+// stays empty and costs nothing; a registered one costs its entries' memory and, only when the
+// slab grows, their growth — never anything per alloc() or release() of a reused slot.
+// Lifetime: neither a column nor its slab moves or is copied after add_column (both are
+// non-copyable), and the column outlives every later alloc() of its slab — members of one owner.
 #pragma once
 #include <cstddef>
 #include <cstdint>
@@ -52,9 +66,56 @@ class StableChunks {
   std::size_t size_ = 0;
 };
 
+// What a Slab grows: its registered columns, through one virtual call per column per growth.
+class SlabColumnBase {
+ public:
+  SlabColumnBase() = default;
+  SlabColumnBase(const SlabColumnBase&) = delete;
+  SlabColumnBase& operator=(const SlabColumnBase&) = delete;
+  virtual void grow_to(std::size_t n) = 0;
+
+ protected:
+  ~SlabColumnBase() = default;
+};
+
+template <class U>
+class Column final : public SlabColumnBase {
+ public:
+  U& operator[](std::size_t i) {
+    LBSIM_DCHECK(i < v_.size(), "column read beyond its slab's capacity (or never registered)");
+    return v_[i];
+  }
+  const U& operator[](std::size_t i) const {
+    LBSIM_DCHECK(i < v_.size(), "column read beyond its slab's capacity (or never registered)");
+    return v_[i];
+  }
+  std::size_t size() const { return v_.size(); }  // its slab's capacity once registered
+  bool registered() const { return registered_; }
+
+ private:
+  template <class T>
+  friend class Slab;
+  void grow_to(std::size_t n) override { v_.resize(n, fill_); }
+  std::vector<U> v_;
+  U fill_{};
+  bool registered_ = false;
+};
+
 template <class T>
 class Slab {
  public:
+  Slab() = default;
+  Slab(const Slab&) = delete;
+  Slab& operator=(const Slab&) = delete;
+  // Registers `c` (see the header): sized to capacity() now, grown with the slab from now on.
+  template <class U>
+  void add_column(Column<U>& c, U fill) {
+    LBSIM_DCHECK(!c.registered_, "a column registered twice");
+    c.registered_ = true;
+    c.fill_ = fill;
+    c.grow_to(items_.size());
+    columns_.push_back(&c);
+  }
   std::uint32_t alloc() {
     if (!free_.empty()) {
       const std::uint32_t i = free_.back();
@@ -63,6 +124,7 @@ class Slab {
       return i;
     }
     items_.emplace_back();
+    for (SlabColumnBase* c : columns_) c->grow_to(items_.size());
     ++live_;
     return static_cast<std::uint32_t>(items_.size() - 1);
   }
@@ -82,6 +144,7 @@ class Slab {
  private:
   std::vector<T> items_;
   std::vector<std::uint32_t> free_;
+  std::vector<SlabColumnBase*> columns_;
   std::size_t live_ = 0;
 };
 
