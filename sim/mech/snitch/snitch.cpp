@@ -78,6 +78,7 @@ std::unique_ptr<Mechanism> make_snitch(Snitch::Core& core, std::uint16_t id) {
 
 Snitch::Snitch(Core& core, std::uint16_t id) : core_(core), id_(id), rng_(core.root_.fork("dynamic_snitch")) {
   hosts_.resize(core.n_);
+  core.jobs_.add_column(job_sent_, SimTime{0});  // every job is sent (replica_sent) before it answers
   Hooks& h = core.hooks_;
   h.replica_sent.add(this, [](void* s, std::uint32_t job) { static_cast<Snitch*>(s)->sent(job); });
   h.replica_answer.add(this, [](void* s, std::uint32_t job, SimTime at, bool) { static_cast<Snitch*>(s)->answer(job, at); });
@@ -96,15 +97,12 @@ void Snitch::start() {
   if (b.snitch_reset > 0) core_.push_mech(b.snitch_reset, id_, kReset, 0);
 }
 
-void Snitch::sent(std::uint32_t job) {
-  if (job >= job_sent_.size()) job_sent_.resize(std::max<std::size_t>(job + 1, 2 * job_sent_.size()));
-  job_sent_[job] = core_.now_;
-}
+void Snitch::sent(std::uint32_t job) { job_sent_[job] = core_.now_; }
 
 void Snitch::answer(std::uint32_t job, SimTime at) {
   const auto& j = core_.jobs_[job];
   const auto& c = core_.crs_[j.cr];
-  if (c.kind != OpKind::Read || job >= job_sent_.size()) return;
+  if (c.kind != OpKind::Read) return;
   const std::int64_t ms = (at - job_sent_[job]) / kMs;  // whole milliseconds, truncated
   pending_.push({at, seq_++, c.node, j.node, ms});
 }

@@ -15,6 +15,7 @@
 #include "sim/cluster/coordination.hpp"
 #include "sim/core/rng.hpp"
 #include "sim/engine/mechanism.hpp"
+#include "sim/engine/slab.hpp"
 #include "sim/engine/simulation.hpp"
 
 namespace lbsim {
@@ -68,7 +69,7 @@ class Snitch final : public Mechanism {
   std::uint16_t id_;
   // Per coordinator: the replicas it has heard from (memory grows with the pairs that talk, not N^2).
   std::vector<std::unordered_map<NodeId, Host>> hosts_;
-  std::vector<SimTime> job_sent_;  // per job slot: when its message left the coordinator
+  Column<SimTime> job_sent_;  // per job slot (a column of the core's jobs_): when its message left
   std::priority_queue<Pending, std::vector<Pending>, std::greater<Pending>> pending_;
   std::uint64_t seq_ = 0;
   Rng rng_;
