@@ -29,7 +29,9 @@
 #include "sim/cluster/tablet_balancer.hpp"
 #include "sim/client/percentile_tracker.hpp"
 #include "sim/core/check.hpp"
+#include "sim/engine/core_records.hpp"
 #include "sim/engine/hooks.hpp"
+#include "sim/engine/mech_records.hpp"
 #include "sim/engine/latency_classes.hpp"
 #include "sim/engine/mechanism.hpp"
 #include "sim/engine/mech_events.hpp"
@@ -65,143 +67,35 @@ struct Simulation::Impl {
     const std::size_t i = std::size_t{mech} - kMechListed;
     return mech >= kMechListed && i < mechs_.size() ? mechs_[i].get() : nullptr;
   }
-  static constexpr std::uint32_t kNoConn = 0xffffffffu;
+  static constexpr std::uint32_t kNoConn = core_records::kNoConn;
   static constexpr std::uint32_t kMaxStartDepth = 64;  // nested start_op calls (finish_op)
   std::uint32_t start_depth_ = 0;
-  static constexpr std::uint32_t kNoAnswer = 0xffffffffu;
+  static constexpr std::uint32_t kNoAnswer = core_records::kNoAnswer;
   // The core's deadline FIFOs (kTimer's id): the mechanisms' timers are kMech events.
   enum TimerId : std::uint32_t { kClientTimeout, kReadTimeout, kWriteTimeout, kSpeculative, kCasTimeout, kTimers };
-  static constexpr std::uint32_t kNoThread = 0xffffffffu;
+  static constexpr std::uint32_t kNoThread = core_records::kNoThread;
   static constexpr std::uint32_t kOpenLoop = 0xfffffeu;  // start_op's thread for an open-loop arrival (kArrival)
 
-  // Two cache lines, 128-byte aligned (one aligned pair, which adjacent-line prefetchers fetch
-  // together): the arena's header, its 96-byte inline chunk and the draw counts. Was three lines (a
-  // 128-byte chunk). Measured at 10,000 client threads (issue 14): cachegrind with a 512 KiB last
-  // level counts 8% fewer last-level misses, 1.1 per operation; the wall clock showed no change on
-  // a loaded machine; 62 bytes less per operation in flight.
-  struct alignas(128) OpExtra {
-    explicit OpExtra(Rng& r) : rnd(r) {}
-    policy::PlanArena arena;
-    policy::PlanRandom rnd;
-  };
-  static_assert(sizeof(OpExtra) == 128);
-  // One aligned cache line, as CoordReq (issue 14): read cold when an answer reaches the client.
-  struct alignas(64) Op {  // fields ordered by size (one per operation in flight)
-    SimTime start = 0;
-    Token token = 0;
-    SimTime decode_ns = 0;        // the response side of this operation's driver cost
-    policy::Plan* plan = nullptr;
-    std::uint32_t gen = 0;
-    std::uint32_t range = 0;
-    std::uint32_t thread = kNoThread;
-    std::uint32_t rows = 1;
-    std::uint32_t shared_charged = 0, tl_charged = 0;
-    OpKind kind = OpKind::Read;
-    ConsistencyLevel cl = ConsistencyLevel::LocalOne;
-    ErrorKind answer_error = ErrorKind::Unavailable;
-    std::uint8_t alive = 0;       // attempts alive
-    std::uint8_t executions = 0;  // attempts started
-    std::uint8_t unavailable_retries = 0;
-    std::uint8_t error_retries = 0;
-    bool routed : 1 = true;
-    bool done : 1 = false;
-    bool decoding : 1 = false;        // an answer is being decoded on the client CPU (kDecoded pending)
-    bool answer_success : 1 = false;  // that answer
-    // That answer is a ReadTimeout with enough replicas answered but not the data one (the
-    // server's received >= blockFor && !data_present; only with a driver retry policy).
-    bool answer_no_data : 1 = false;
-  };
-  static_assert(sizeof(Op) == 64);
-  // 32 bytes, aligned: read cold when its answer arrives.
-  struct alignas(32) Attempt {
-    SimTime sent = 0;
-    std::uint32_t gen = 0;
-    std::uint32_t op = 0, op_gen = 0;
-    NodeId host = 0;
-    std::uint32_t conn = kNoConn;  // index into conns_ (kNoConn without a connection model)
-    std::uint16_t shard = 0;       // the shard the request is sent to (its connection's)
-    bool alive = false;
-  };
-  static_assert(sizeof(Attempt) == 32);
-  // One cache line, aligned (issue 14): at 10,000 client threads a request is read cold when its
-  // coordinator work ends, when each replica answers and when its answer reaches the client; at
-  // 96 bytes each of those cost two lines. EACH_QUORUM's per-DC counts live in cr_per_dc_.
-  struct alignas(64) CoordReq {  // fields ordered by size (one per request in flight)
-    Token token = 0;
-    SimTime deadline = 0;   // the coordinator's read/write timeout instant, fixed once (ServerRules)
-    std::uint32_t gen = 0;
-    std::uint32_t attempt = 0, attempt_gen = 0;
-    NodeId node = 0;
-    std::uint32_t epoch = 0;
-    std::uint32_t range = 0;
-    std::uint32_t rows = 1;
-    // The two earliest answer times scheduled so far that will count toward the CL, as ns after
-    // the replicas were sent to (kNoAnswer: none); see answer_needed().
-    std::array<std::uint32_t, 2> answers{kNoAnswer, kNoAnswer};
-    std::uint16_t shard = 0;       // shards <= 1024
-    // What the consistency level asks for (ClNeed, sim/cluster/coordination.hpp, without per_dc).
-    std::uint16_t need_total = 1;
-    std::uint8_t got = 0;          // responses counted toward the CL (at most 64 targets)
-    std::uint8_t pending = 0;      // events carrying this slot
-    std::uint8_t outstanding = 0;  // replica jobs not yet accounted
-    OpKind kind = OpKind::Read;
-    ConsistencyLevel cl = ConsistencyLevel::LocalOne;
-    ErrorKind error = ErrorKind::Unavailable;
-    // LWT: the Paxos round in progress (0 prepare .. 3 commit). Reads: 1 once the data replica has
-    // answered (a read completes with enough answers and the data: Cassandra ReadCallback, ScyllaDB
-    // digest_read_resolver).
-    std::uint8_t phase = 0;
-    bool done : 1 = false;         // answered or abandoned
-    bool success : 1 = false;      // the answer being delivered
-    bool shed : 1 = false;         // the coordinator dropped it unexecuted (expired in its queue)
-    bool routed : 1 = true;        // the statement has a routing key
-    bool payload : 1 = false;      // tablets: the answer carries tablets-routing-v1 (misrouted)
-    bool need_local_only : 1 = false;
-    bool need_each : 1 = false;
-    bool admitted : 1 = false;     // counted in admitted_ (cluster.max_concurrent_requests_per_shard)
-  };
-  static_assert(sizeof(CoordReq) == 64);
-  // 32 bytes, aligned: a replica job is read cold when its answer arrives (10,000 client
-  // threads), and then costs one cache line, not two (issue 14).
-  struct alignas(32) Job {
-    std::uint32_t gen = 0;
-    std::uint32_t cr = 0;
-    NodeId node = 0;
-    std::uint32_t epoch = 0;
-    SimTime end = 0;            // until its service is scheduled: the work's expiry (enqueue_replica)
-    std::uint16_t owner = 0;    // the shard owning the token on this node (shards <= 1024)
-    std::uint16_t arrival = 0;  // the shard the work arrives on
-    std::uint8_t phase = 0;     // LWT: the Paxos round it belongs to
-    bool hopped : 1 = false;       // the arrival shard's half of a hop is done
-    bool answer_lane : 1 = false;  // its answer went to answer_lane(node, owner)
-    bool data : 1 = false;         // a read's data request (the first target); the others are digests
-    // cluster.cache: a missed read whose disk reads are done; it comes back (kReplicaArrive) for
-    // its CPU part (sim_cache.cpp).
-    bool disk_done : 1 = false;
-  };
-  static_assert(sizeof(Job) == 32);
-  // One driver connection to (host, shard): requests in flight and served (per_shard only).
-  struct Conn {
-    std::uint32_t shard = 0;
-    std::int32_t in_flight = 0;
-    std::int32_t peak = 0;
-    std::uint64_t requests = 0;
-  };
-  // Per (node, shard) counts for the per-shard report.
-  struct ShardCounts {
-    std::uint64_t coordinator = 0, replica = 0, hops = 0;
-    std::uint64_t requests = 0, busy = 0;  // sent over, or refused by, a connection to this shard
-  };
-  struct Detection {
-    SimTime at;
-    NodeId node;
-    bool up;
-    bool driver;  // false: server (gossip) view
-    const TokenRing* ring = nullptr;  // vnode changes: the driver's token map from then on
-    // Driver detections of topology changes: +1 the node joins the driver's metadata (known), -1
-    // it leaves it (ClusterView::is_known); 0 a state change only.
-    std::int8_t member = 0;
-  };
+  // The records of the mechanisms still here (mech_records.hpp).
+  using IdleRule = mech_records::IdleRule;
+  using DownEventRule = mech_records::DownEventRule;
+  using DetectParams = mech_records::DetectParams;
+  using DetectNode = mech_records::DetectNode;
+  using MigStage = mech_records::MigStage;
+  using Migration = mech_records::Migration;
+  using Stream = mech_records::Stream;
+  using TabletCounters = mech_records::TabletCounters;
+  using SpecNode = mech_records::SpecNode;
+  using SpecTimer = mech_records::SpecTimer;
+  // The slabs' records (core_records.hpp).
+  using OpExtra = core_records::OpExtra;
+  using Op = core_records::Op;
+  using Attempt = core_records::Attempt;
+  using CoordReq = core_records::CoordReq;
+  using Job = core_records::Job;
+  using Conn = core_records::Conn;
+  using ShardCounts = core_records::ShardCounts;
+  using Detection = core_records::Detection;
 
   Impl(const Scenario& sc, const PolicyEntry& entry, std::unique_ptr<policy::Policy> pol, std::uint64_t seed);
 
@@ -296,21 +190,6 @@ struct Simulation::Impl {
   double tablet_mb() const;                      // one tablet's data (the table's over the count)
 
   // sim_spec_retry.cpp: cluster.speculative_retry, the coordinators' speculative reads.
-  // The histogram of a coordinator's read latencies (utils/estimated_histogram.hh in ScyllaDB,
-  // EstimatedHistogram / DecayingEstimatedHistogramReservoir in Cassandra: bucket offsets in
-  // microseconds growing by 1.2) and the threshold computed from it.
-  struct SpecNode {
-    std::vector<double> counts;
-    double total = 0;
-    SimTime threshold = 0;
-    SimTime refreshed = 0;  // ScyllaDB: when last computed; Cassandra: the next periodic update
-    bool computed = false;
-  };
-  struct SpecTimer {
-    SimTime at;
-    std::uint32_t cr, gen;
-    bool operator>(const SpecTimer& o) const { return at != o.at ? at > o.at : cr > o.cr; }
-  };
   void init_spec_retry();
   // Of a read's `nt` targets (its CL's need plus, when there is one, the next replica), the
   // number to send now; arms the speculation for the last one.
@@ -413,33 +292,6 @@ struct Simulation::Impl {
   // client servers down (apache/cassandra 3.11 StorageService: cassandra.ring_delay_ms, 30 s by
   // default; ScyllaDB's ring_delay_ms is 30,000 too, scylladb/scylladb db/config.cc).
   static constexpr SimTime kRingDelay = 30 * kSec;
-  enum class IdleRule : std::uint8_t {
-    Read,      // a heartbeat after `interval` without a read on the connection (Java 3.x, 4.x: reader idle)
-    Write,     // ... without a request written to it (Node.js: the idle timer restarts at each send)
-    Tick,      // a sweep every `interval`; a connection that read nothing since the last sweep (Python)
-    Periodic,  // every `interval` whatever the traffic (gocql, Rust keepalives)
-  };
-  enum class DownEventRule : std::uint8_t { Ignored, MarksDown, Probes };
-  struct DetectParams {
-    DetectDriver driver = DetectDriver::Java3;
-    IdleRule idle = IdleRule::Read;
-    SimTime interval = 30 * kSec, timeout = 12 * kSec;
-    SimTime first_tick = 30 * kSec;  // Periodic: the first heartbeat after a connection opens
-    SimTime fail_after = 12 * kSec;  // from a heartbeat to the connection's close when none answers
-    DownEventRule down_event = DownEventRule::Ignored;
-    SimTime event_delay = 0;
-    std::uint32_t timeout_threshold = 0;  // Node.js defunctReadTimeoutThreshold (0: none)
-    bool exponential = true;
-    SimTime reconnect_base = kSec, reconnect_max = 600 * kSec;
-  };
-  struct DetectNode {
-    SimTime last_read = 0, last_write = 0, last_tick = 0;
-    SimTime hb_deadline = kNever;  // a heartbeat awaiting its answer: the connection fails then
-    SimTime event_at = kNever;     // a DOWN event from the cluster reaches the driver
-    SimTime reconnect_at = kNever, reconnect_delay = 0;
-    SimTime next_event = kNever;   // the node's pending timer (earlier pushes make later ones stale)
-    std::uint32_t timed_out = 0;   // requests timed out on the client and not answered since
-  };
   void init_detect();
   void on_driver_detect(NodeId n);
   void detect_arm(NodeId n);  // (re)pushes the node's timer at its next due time
@@ -645,45 +497,8 @@ struct Simulation::Impl {
   std::uint64_t shared_draws_start_ = 0, tl_draws_start_ = 0;
 
   // Tablets and topology changes (issue 11).
-  // A migration's stage (ScyllaDB's tablet_transition_stage, scylladb/scylladb locator/tablets.hh).
-  // With lbsim's unspecified rules only WriteBothReadOld (streaming included) and WriteBothReadNew
-  // occur, and Streaming when the streaming cost is modelled.
-  enum class MigStage : std::uint8_t {
-    AllowWriteBothReadOld,  // writes old, reads old
-    WriteBothReadOld,       // writes old and pending, reads old
-    Streaming,              // writes both, reads old; the data moves
-    WriteBothReadNew,       // writes both, reads new
-    UseNew,                 // writes new, reads new
-    Cleanup,                // the old replica's data is dropped; then end_migration
-  };
-  struct Migration {
-    TabletMigration m;
-    MigStage stage = MigStage::WriteBothReadOld;
-    bool active = false;
-    std::uint32_t streams_left = 0;  // streams of its streaming stage not yet ended
-  };
-  // One stream of a migration's streaming stage: `src` sends to `dst` (tablet shards).
-  struct Stream {
-    std::uint32_t mig = 0;
-    TabletReplica src, dst;
-    double left_mb = 0;                  // still to send over the network
-    double net_mb = 0;                   // its size over the network
-    double send_us_per_mb = 0, recv_us_per_mb = 0;  // CPU per MB sent over the network
-    double chunk_mb = 0;
-    double rate = 0;                     // MB/s, while it streams in chunks
-    bool active = false;
-    bool chunked = false;                // paced chunk by chunk (kStreamChunk), else a fixed time
-    SimTime start = 0, end = 0;          // a fixed-time stream's span (its data moves evenly over it)
-  };
   // MB each node has sent (sent) or received so far, a fixed-time stream's counted pro rata.
   std::vector<double> streamed_mb(bool sent) const;
-  struct TabletCounters {
-    std::uint64_t fallback = 0;      // operations routed without a cached tablet (driver fallback)
-    std::uint64_t non_replica = 0;   // coordinators that held no replica of the tablet
-    std::uint64_t wrong_shard = 0;   // replica coordinators reached on another shard than the tablet's
-    std::uint64_t payloads = 0;      // answers carrying the tablet's replicas
-    std::uint64_t cache_updates = 0; // payloads merged into the driver's cache
-  };
   bool tablets_ = false;
   std::size_t tstride_ = 0;
   TabletMap tmap_;                       // system.tablets replicas (the old set while a tablet moves)

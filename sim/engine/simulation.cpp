@@ -449,29 +449,6 @@ inline void Simulation::Impl::dispatch(const EventQueue::Event& e) {
   }
 }
 
-// A mechanism's event: its entry leaves the table before its handler runs (which may push more).
-void Simulation::Impl::on_mech(std::uint32_t id) {
-  const MechEvent m = mech_events_.take(id);
-  switch (m.mech) {
-    case kMechSpecRetry: on_spec_timer(); break;
-    case kMechDriverSpec: on_pct_timer(); break;
-    case kMechDetect: on_driver_detect(m.arg); break;
-    case kMechPlacement:
-      switch (m.sub) {
-        case kChange: on_change(m.arg); break;
-        case kMigration: on_migration(m.arg); break;
-        case kChangeDone: on_change_done(m.arg); break;
-        case kStreamChunk: on_stream_chunk(m.arg); break;
-        case kResizeTick: on_resize_tick(m.arg); break;
-        default: check_fail("placement event of unknown kind", m.sub);
-      }
-      break;
-    default:
-      if (Mechanism* x = listed(m.mech)) x->on_event(m.sub, m.arg);
-      else check_fail("event of unknown mechanism", m.mech);
-  }
-}
-
 // The event loop of run(): pops and dispatches until the run is over, polling cancellation and
 // reporting progress; with kDigest every popped event is added to options.digest first.
 template <bool kDigest>

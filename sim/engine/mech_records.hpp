@@ -1,0 +1,100 @@
+// The records of the mechanisms still in sim/engine/ (issue 45 moves each to its folder under
+// sim/mech/ with its state): driver failure detection, tablets and their migrations and streams,
+// and the coordinators' speculative retry. Simulation::Impl names them with `using`.
+#pragma once
+#include <cstdint>
+#include <limits>
+#include <vector>
+
+#include "sim/cluster/tablet_balancer.hpp"
+#include "sim/config/scenario.hpp"
+#include "sim/core/time.hpp"
+
+namespace lbsim::mech_records {
+
+inline constexpr SimTime kNever = std::numeric_limits<SimTime>::max();
+
+enum class IdleRule : std::uint8_t {
+  Read,      // a heartbeat after `interval` without a read on the connection (Java 3.x, 4.x: reader idle)
+  Write,     // ... without a request written to it (Node.js: the idle timer restarts at each send)
+  Tick,      // a sweep every `interval`; a connection that read nothing since the last sweep (Python)
+  Periodic,  // every `interval` whatever the traffic (gocql, Rust keepalives)
+};
+enum class DownEventRule : std::uint8_t { Ignored, MarksDown, Probes };
+struct DetectParams {
+  DetectDriver driver = DetectDriver::Java3;
+  IdleRule idle = IdleRule::Read;
+  SimTime interval = 30 * kSec, timeout = 12 * kSec;
+  SimTime first_tick = 30 * kSec;  // Periodic: the first heartbeat after a connection opens
+  SimTime fail_after = 12 * kSec;  // from a heartbeat to the connection's close when none answers
+  DownEventRule down_event = DownEventRule::Ignored;
+  SimTime event_delay = 0;
+  std::uint32_t timeout_threshold = 0;  // Node.js defunctReadTimeoutThreshold (0: none)
+  bool exponential = true;
+  SimTime reconnect_base = kSec, reconnect_max = 600 * kSec;
+};
+struct DetectNode {
+  SimTime last_read = 0, last_write = 0, last_tick = 0;
+  SimTime hb_deadline = kNever;  // a heartbeat awaiting its answer: the connection fails then
+  SimTime event_at = kNever;     // a DOWN event from the cluster reaches the driver
+  SimTime reconnect_at = kNever, reconnect_delay = 0;
+  SimTime next_event = kNever;   // the node's pending timer (earlier pushes make later ones stale)
+  std::uint32_t timed_out = 0;   // requests timed out on the client and not answered since
+};
+
+// A migration's stage (ScyllaDB's tablet_transition_stage, scylladb/scylladb locator/tablets.hh).
+// With lbsim's unspecified rules only WriteBothReadOld (streaming included) and WriteBothReadNew
+// occur, and Streaming when the streaming cost is modelled.
+enum class MigStage : std::uint8_t {
+  AllowWriteBothReadOld,  // writes old, reads old
+  WriteBothReadOld,       // writes old and pending, reads old
+  Streaming,              // writes both, reads old; the data moves
+  WriteBothReadNew,       // writes both, reads new
+  UseNew,                 // writes new, reads new
+  Cleanup,                // the old replica's data is dropped; then end_migration
+};
+struct Migration {
+  TabletMigration m;
+  MigStage stage = MigStage::WriteBothReadOld;
+  bool active = false;
+  std::uint32_t streams_left = 0;  // streams of its streaming stage not yet ended
+};
+// One stream of a migration's streaming stage: `src` sends to `dst` (tablet shards).
+struct Stream {
+  std::uint32_t mig = 0;
+  TabletReplica src, dst;
+  double left_mb = 0;                  // still to send over the network
+  double net_mb = 0;                   // its size over the network
+  double send_us_per_mb = 0, recv_us_per_mb = 0;  // CPU per MB sent over the network
+  double chunk_mb = 0;
+  double rate = 0;                     // MB/s, while it streams in chunks
+  bool active = false;
+  bool chunked = false;                // paced chunk by chunk (kStreamChunk), else a fixed time
+  SimTime start = 0, end = 0;          // a fixed-time stream's span (its data moves evenly over it)
+};
+
+struct TabletCounters {
+  std::uint64_t fallback = 0;      // operations routed without a cached tablet (driver fallback)
+  std::uint64_t non_replica = 0;   // coordinators that held no replica of the tablet
+  std::uint64_t wrong_shard = 0;   // replica coordinators reached on another shard than the tablet's
+  std::uint64_t payloads = 0;      // answers carrying the tablet's replicas
+  std::uint64_t cache_updates = 0; // payloads merged into the driver's cache
+};
+
+// The histogram of a coordinator's read latencies (utils/estimated_histogram.hh in ScyllaDB,
+// EstimatedHistogram / DecayingEstimatedHistogramReservoir in Cassandra: bucket offsets in
+// microseconds growing by 1.2) and the threshold computed from it.
+struct SpecNode {
+  std::vector<double> counts;
+  double total = 0;
+  SimTime threshold = 0;
+  SimTime refreshed = 0;  // ScyllaDB: when last computed; Cassandra: the next periodic update
+  bool computed = false;
+};
+struct SpecTimer {
+  SimTime at;
+  std::uint32_t cr, gen;
+  bool operator>(const SpecTimer& o) const { return at != o.at ? at > o.at : cr > o.cr; }
+};
+
+}  // namespace lbsim::mech_records
