@@ -57,14 +57,16 @@ struct ReadOrder {
 };
 
 struct Hooks {
-  // A replica job (its slot) leaves its coordinator, now.
-  HookList<std::uint32_t> replica_sent;
-  // A replica job's answer is scheduled to reach its coordinator at `at` (`local`: the coordinator
-  // is the replica, and `at` is when its work ends).
-  HookList<std::uint32_t, SimTime, bool> replica_answer;
-  // A remote replica job's work is scheduled but its request was already answered: no answer
+  // The replica jobs of reads (OpKind::Read; not writes, not LWT rounds), which is all that the
+  // read balancers observe; the core tests the kind only when a hook has subscribers.
+  // A read's replica job (its slot) leaves its coordinator, now.
+  HookList<std::uint32_t> read_sent;
+  // A read's replica job's answer is scheduled to reach `coordinator` from `replica` at `at`
+  // (when the coordinator is the replica, `at` is when the work ends).
+  HookList<std::uint32_t, NodeId, NodeId, SimTime> read_answer;
+  // A remote read replica job's work is scheduled but its request was already answered: no answer
   // event follows (a subscriber that wants its arrival time draws the network itself).
-  HookList<std::uint32_t> replica_answer_unneeded;
+  HookList<std::uint32_t> read_answer_unneeded;
   // A node's process is gone (a kill or a restart fault), after the driver's connections to it
   // closed and its cache emptied (sim_detect.cpp, sim_cache.cpp; those two still in the core):
   // what a mechanism kept of the old process starts over.

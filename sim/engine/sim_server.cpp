@@ -197,7 +197,7 @@ void Simulation::Impl::send_to_replicas(std::uint32_t cr, std::span<const NodeId
     // The work's expiry (ServerRules::replica_clock) while it waits; receipt clocks set it on arrival.
     j.end = rules_.replica_clock == ReplicaClock::Sent ? now_ + request_timeout(crs_[cr].kind) : crs_[cr].deadline;
     ++crs_[cr].outstanding;
-    hooks_.replica_sent.fire(job);
+    if (!hooks_.read_sent.empty() && crs_[cr].kind == OpKind::Read) hooks_.read_sent.fire(job);
     if (r == node) enqueue_replica(job, r, now_);
     else q_.push(now_ + net(node, r), kReplicaArrive, job);
   }
@@ -314,16 +314,16 @@ void Simulation::Impl::enqueue_replica(std::uint32_t job, NodeId r, SimTime now)
   ++(read ? k.replica_reads : k.replica_writes);
   if (!shard_counts_.empty()) ++shard_counts_[r * shards_ + j.owner].replica;
   if (r == c.node) {
-    hooks_.replica_answer.fire(job, j.end, true);
+    if (!hooks_.read_answer.empty() && c.kind == OpKind::Read) hooks_.read_answer.fire(job, c.node, r, j.end);
     if (answer_needed(c, r, j.end)) q_.push_lane(lane(r, j.owner), j.end, kReplicaDone, job);
     else drop_job(job);
   } else if (c.done) {
     // The answer is no longer needed: the replica still does the work, no response event.
-    hooks_.replica_answer_unneeded.fire(job);
+    if (!hooks_.read_answer_unneeded.empty() && c.kind == OpKind::Read) hooks_.read_answer_unneeded.fire(job);
     drop_job(job);
   } else {
     const SimTime at = j.end + net(r, c.node);  // drawn either way: the network stream's order holds
-    hooks_.replica_answer.fire(job, at, false);
+    if (!hooks_.read_answer.empty() && c.kind == OpKind::Read) hooks_.read_answer.fire(job, c.node, r, at);
     if (answer_needed(c, r, at)) {
       // The server's own lane holds its completions; its answers to other coordinators take a
       // second one: their times are its completion times plus a network hop, nearly in order, and

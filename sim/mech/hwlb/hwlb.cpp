@@ -54,17 +54,13 @@ Hwlb::Hwlb(Core& core, std::uint16_t id) : core_(core), id_(id), rng_(core.root_
   Hooks& k = core.hooks_;
   // A read response carries the replica's rate, whether the coordinator still waits or not (the
   // work ended at j.end; a needed answer is heard when it arrives).
-  k.replica_answer.add(this, [](void* s, std::uint32_t job, SimTime at, bool) {
-    auto* h = static_cast<Hwlb*>(s);
-    const auto& j = h->core_.jobs_[job];
-    const auto& c = h->core_.crs_[j.cr];
-    if (c.kind == OpKind::Read) h->response(c.node, j.node, at);
+  k.read_answer.add(this, [](void* s, std::uint32_t, NodeId coordinator, NodeId replica, SimTime at) {
+    static_cast<Hwlb*>(s)->response(coordinator, replica, at);
   });
-  k.replica_answer_unneeded.add(this, [](void* s, std::uint32_t job) {
+  k.read_answer_unneeded.add(this, [](void* s, std::uint32_t job) {
     auto* h = static_cast<Hwlb*>(s);
     const auto& j = h->core_.jobs_[job];
-    const auto& c = h->core_.crs_[j.cr];
-    if (c.kind == OpKind::Read) h->response(c.node, j.node, j.end);
+    h->response(h->core_.crs_[j.cr].node, j.node, j.end);
   });
   k.process_lost.add(this, [](void* s, NodeId n) { static_cast<Hwlb*>(s)->restart(n); });
   if (!k.read_order) {  // the dynamic snitch, listed first, keeps it when both are on

@@ -78,11 +78,13 @@ std::unique_ptr<Mechanism> make_snitch(Snitch::Core& core, std::uint16_t id) {
 
 Snitch::Snitch(Core& core, std::uint16_t id) : core_(core), id_(id), rng_(core.root_.fork("dynamic_snitch")) {
   hosts_.resize(core.n_);
-  core.jobs_.add_column(job_sent_, SimTime{0});  // every job is sent (replica_sent) before it answers
+  core.jobs_.add_column(job_sent_, SimTime{0});  // every read job is sent (read_sent) before it answers
   Hooks& h = core.hooks_;
-  h.replica_sent.add(this, [](void* s, std::uint32_t job) { static_cast<Snitch*>(s)->sent(job); });
-  h.replica_answer.add(this, [](void* s, std::uint32_t job, SimTime at, bool) { static_cast<Snitch*>(s)->answer(job, at); });
-  h.replica_answer_unneeded.add(this, [](void* s, std::uint32_t job) { static_cast<Snitch*>(s)->answer_unneeded(job); });
+  h.read_sent.add(this, [](void* s, std::uint32_t job) { static_cast<Snitch*>(s)->sent(job); });
+  h.read_answer.add(this, [](void* s, std::uint32_t job, NodeId coordinator, NodeId replica, SimTime at) {
+    static_cast<Snitch*>(s)->answer(job, coordinator, replica, at);
+  });
+  h.read_answer_unneeded.add(this, [](void* s, std::uint32_t job) { static_cast<Snitch*>(s)->answer_unneeded(job); });
   if (!h.read_order) {
     h.read_order = {[](void* s, const ClNeed& need, NodeId node, std::span<const NodeId> replicas, std::span<NodeId> out) {
                       return static_cast<Snitch*>(s)->targets(need, node, replicas, out);
@@ -99,19 +101,17 @@ void Snitch::start() {
 
 void Snitch::sent(std::uint32_t job) { job_sent_[job] = core_.now_; }
 
-void Snitch::answer(std::uint32_t job, SimTime at) {
-  const auto& j = core_.jobs_[job];
-  const auto& c = core_.crs_[j.cr];
-  if (c.kind != OpKind::Read) return;
+void Snitch::answer(std::uint32_t job, NodeId coordinator, NodeId replica, SimTime at) {
   const std::int64_t ms = (at - job_sent_[job]) / kMs;  // whole milliseconds, truncated
-  pending_.push({at, seq_++, c.node, j.node, ms});
+  pending_.push({at, seq_++, coordinator, replica, ms});
 }
 
 // The coordinator no longer waits, but the response still arrives and the snitch hears it (its
 // callback outlives the request's answer): it draws the network for it.
 void Snitch::answer_unneeded(std::uint32_t job) {
   const auto& j = core_.jobs_[job];
-  answer(job, j.end + core_.net(j.node, core_.crs_[j.cr].node));
+  const NodeId coordinator = core_.crs_[j.cr].node;
+  answer(job, coordinator, j.node, j.end + core_.net(j.node, coordinator));
 }
 
 void Snitch::drain() {

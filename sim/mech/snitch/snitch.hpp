@@ -34,8 +34,8 @@ class Snitch final : public Mechanism {
   }
 
   // The hook points and the strategy (hooks.hpp).
-  void sent(std::uint32_t job);                // replica_sent: when the request left
-  void answer(std::uint32_t job, SimTime at);  // replica_answer: its latency, recorded at `at`
+  void sent(std::uint32_t job);  // read_sent: when the request left
+  void answer(std::uint32_t job, NodeId coordinator, NodeId replica, SimTime at);  // read_answer: its latency, at `at`
   void answer_unneeded(std::uint32_t job);     // the answer travels anyway (one network draw)
   // DynamicEndpointSnitch.sortedByProximity over the live replicas, then the CL's first targets.
   std::size_t targets(const ClNeed& need, NodeId node, std::span<const NodeId> replicas, std::span<NodeId> out);

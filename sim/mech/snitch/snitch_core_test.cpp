@@ -44,10 +44,10 @@ TEST(SnitchCore, ScoresFromChosenLatenciesReorderTheReadReplicas) {
   const auto [cr_b, job_b] = h.read_job(0, 1);
   const auto [cr_c, job_c] = h.read_job(0, 2);
   h.set_now(10 * kMs);
-  h.core().hooks_.replica_sent.fire(job_b);
-  h.core().hooks_.replica_sent.fire(job_c);
-  h.core().hooks_.replica_answer.fire(job_b, 15 * kMs, false);
-  h.core().hooks_.replica_answer.fire(job_c, 11 * kMs, false);
+  h.core().hooks_.read_sent.fire(job_b);
+  h.core().hooks_.read_sent.fire(job_c);
+  h.core().hooks_.read_answer.fire(job_b, 0, 1, 15 * kMs);
+  h.core().hooks_.read_answer.fire(job_c, 0, 2, 11 * kMs);
   EXPECT_EQ(s->score(0, 1), -1.0);  // recorded at the next tick only
   h.set_now(100 * kMs);
   s->on_event(Snitch::kUpdate, 0);
@@ -71,12 +71,12 @@ TEST(SnitchCore, ScoresFromChosenLatenciesReorderTheReadReplicas) {
 TEST(SnitchCore, SubscribesOnCassandraOnly) {
   testing::CoreHarness cassandra(three_nodes("cassandra-4.1"));
   EXPECT_NE(cassandra.mechanism<Snitch>(), nullptr);
-  EXPECT_EQ(cassandra.core().hooks_.replica_sent.size(), 1u);
-  EXPECT_EQ(cassandra.core().hooks_.replica_answer.size(), 1u);
+  EXPECT_EQ(cassandra.core().hooks_.read_sent.size(), 1u);
+  EXPECT_EQ(cassandra.core().hooks_.read_answer.size(), 1u);
   EXPECT_TRUE(static_cast<bool>(cassandra.core().hooks_.read_order));
   testing::CoreHarness scylla(three_nodes("scylla-2025.1"));
   EXPECT_EQ(scylla.mechanism<Snitch>(), nullptr);
-  EXPECT_TRUE(scylla.core().hooks_.replica_sent.empty());
+  EXPECT_TRUE(scylla.core().hooks_.read_sent.empty());
   EXPECT_FALSE(static_cast<bool>(scylla.core().hooks_.read_order));
 }
 
