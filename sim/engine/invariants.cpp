@@ -23,8 +23,8 @@ void Simulation::Impl::check_invariants([[maybe_unused]] bool full) const {
   LBSIM_DCHECK(open_ops == in_flight_, "in-flight count != operations in flight");
   LBSIM_DCHECK(alive == attempts_.live(), "attempts alive per operation != attempts in flight");
   std::int64_t host_in_flight = 0;
-  for (std::size_t l = 0; l < std::max<std::size_t>(1, loaders_.size()); ++l) {
-    const policy::ClusterView& v = loaders_.empty() ? view_ : *loaders_[l]->view;
+  for (std::size_t l = 0; l < loaders_.size(); ++l) {
+    const policy::ClusterView& v = *loaders_[l]->view;
     for (policy::HostId h = 0; h < n_; ++h) {
       LBSIM_DCHECK(v.in_flight(h) >= 0, "a host's in-flight count is negative");
       host_in_flight += v.in_flight(h);

@@ -57,10 +57,11 @@ bool Simulation::Impl::send_attempt(std::uint32_t id, bool first, policy::HostId
   // Client CPU: the request side of the driver cost once per operation (the response side is
   // charged when the answer arrives), plan cost, the plan's new random draws.
   const std::uint32_t loader = op_loader(id);
-  const ClientSpec& cs = client_of(id);
+  Loader& L = *loaders_[loader];
+  const ClientSpec& cs = *L.spec;
   double work = cs.plan_host_ns * tried;
   if (first) {
-    const double cost = cs.driver_cost.sample_ns(multi_ ? *loaders_[loader]->cost_rng : cost_rng_);
+    const double cost = cs.driver_cost.sample_ns(*L.cost_rng);
     const double decode = cost * cs.response_share;
     op.decode_ns = static_cast<SimTime>(decode + 0.5);
     work += cs.plan_ns + (cost - decode);
@@ -71,7 +72,7 @@ bool Simulation::Impl::send_attempt(std::uint32_t id, bool first, policy::HostId
   op.tl_charged = x.rnd.thread_local_draws;
   shared_draws_ += shared;
   tl_draws_ += tl;
-  ClientCpu& cpu = multi_ ? *loaders_[loader]->cpu : cpu_;
+  ClientCpu& cpu = *L.cpu;
   const SimTime sent = cpu.run(now_, static_cast<SimTime>(work + 0.5), shared, tl, op.thread);
   LBSIM_DCHECK(sent >= now_, "the client CPU finished work before it started");
 
@@ -127,9 +128,7 @@ bool Simulation::Impl::send_attempt(std::uint32_t id, bool first, policy::HostId
   c.cl = op.cl;
   c.shard = static_cast<std::uint16_t>(shard);
   c.pending = 1;
-  if (multi_) {
-    cr_loader_[cr] = static_cast<std::uint8_t>(loader);
-  }
+  cr_loader_[cr] = static_cast<std::uint8_t>(loader);
   q_.push(sent + net_client_cr(host, cr), kAttemptArrive, cr);
 
   // Lightweight transactions are not idempotent: the driver neither speculates nor retries them
@@ -164,13 +163,9 @@ std::uint32_t Simulation::Impl::shard_of_token(Token t) const {
 }
 
 void Simulation::Impl::mark_sent(NodeId host, std::uint32_t shard, std::uint32_t loader) {
-  if (multi_) {
-    loaders_[loader]->view->add_in_flight(host, shard, 1);
-    loaders_[loader]->policy->on_request_sent(host, now_);
-    return;
-  }
-  view_.add_in_flight(host, shard, 1);
-  policy_->on_request_sent(host, now_);
+  Loader& L = *loaders_[loader];
+  L.view->add_in_flight(host, shard, 1);
+  L.policy->on_request_sent(host, now_);
 }
 
 bool Simulation::Impl::pick_connection(std::uint32_t id, NodeId host, std::uint32_t& conn, std::uint32_t& shard) {
@@ -247,19 +242,14 @@ void Simulation::Impl::arm(std::uint32_t which) {
 void Simulation::Impl::end_attempt(std::uint32_t a, ResponseKind kind) {
   Attempt& at = attempts_[a];
   LBSIM_DCHECK(at.alive, "an attempt ended twice");
-  LBSIM_DCHECK(ops_[at.op].alive > 0 && (multi_ ? *loaders_[op_loader_[at.op]]->view : view_).in_flight(at.host) > 0,
+  LBSIM_DCHECK(ops_[at.op].alive > 0 && loader_of(at.op).view->in_flight(at.host) > 0,
                "in-flight attempt count would go negative");
   at.alive = false;
   attempt_live_[a] = kDeadTag;
   if (at.conn != kNoConn) --conns_[at.conn].in_flight;
-  if (multi_) {
-    Loader& L = *loaders_[op_loader_[at.op]];
-    L.view->add_in_flight(at.host, at.shard, -1);
-    L.policy->on_response(at.host, now_, now_ - at.sent, kind);
-  } else {
-    view_.add_in_flight(at.host, at.shard, -1);
-    policy_->on_response(at.host, now_, now_ - at.sent, kind);
-  }
+  Loader& L = loader_of(at.op);
+  L.view->add_in_flight(at.host, at.shard, -1);
+  L.policy->on_response(at.host, now_, now_ - at.sent, kind);
   // The percentile tracker records each execution's latency (Cluster.Manager.reportQuery from
   // RequestHandler.SpeculativeExecution onSet / onException / onTimeout) except the fast errors it
   // excludes (PercentileTracker.EXCLUDED_EXCEPTIONS: Unavailable, Overloaded, ...) and the executions
@@ -376,7 +366,7 @@ void Simulation::Impl::on_client_response(std::uint32_t cr) {
   // left the arena's first line as slow to read at the next start as none did (rdtscp-timed,
   // 1M operations: 256-272 vs 193-301 cycles; its other two lines about 100 either way), and a
   // PREFETCHW of it one event ahead made that read hit but not the run faster (issue 14).
-  const SimTime end = (multi_ ? *loaders_[op_loader_[id]]->cpu : cpu_).run(now_, op.decode_ns, 0, 0, op.thread);
+  const SimTime end = loader_of(id).cpu->run(now_, op.decode_ns, 0, 0, op.thread);
   if (end == now_) {
     on_decoded(id);
     return;

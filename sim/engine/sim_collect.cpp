@@ -143,7 +143,7 @@ RunResult Simulation::Impl::collect() {
   if (sc_.speculative.enabled) r.client.speculative_same_host = speculative_same_host_;
   if (pct_) r.client.speculative_no_delay = pct_no_delay_;
   if (rm_on_) r.replica_map = ReplicaMapResult{rm_ops_, rm_repeated_, rm_retries_, rm_retries_same_};
-  if (multi_) collect_loaders(r);
+  if (!sc_.loaders.empty()) collect_loaders(r);  // the report lists the `clients` only
   if (spec_mode_ != SpecRetryMode::None) {
     SpecRetryResult s;
     s.option = sc_.nodes.speculative_retry.option;

@@ -286,12 +286,10 @@ void Simulation::Impl::driver_mark_up(NodeId n, const char* by) {
 // left to its client timeout: approximate, it is a few microseconds' worth of requests.
 void Simulation::Impl::close_connections(NodeId n) {
   driver_mark_down(n, "connection");
-  if (multi_) {  // every loader's connections to the node close with it
-    for (const auto& L : loaders_) {
-      if (!L->view->is_up(n)) continue;
-      L->view->set_up(n, false);
-      L->policy->on_down(n);
-    }
+  for (const auto& L : loaders_) {  // every loader's connections to the node close with it
+    if (!L->view->is_up(n)) continue;  // loader 0's view, when driver_mark_down marked it
+    L->view->set_up(n, false);
+    L->policy->on_down(n);
   }
   if (detect_) detect_arm(n);
   if (!pending_sends_.empty()) drain_sends();

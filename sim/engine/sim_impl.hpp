@@ -318,7 +318,7 @@ struct Simulation::Impl {
   // The network between node n and the loader of coordinator request cr (client_lat_ is
   // loader-major: n_ entries per loader).
   SimTime net_client_cr(NodeId n, std::uint32_t cr) {
-    return multi_ ? lat_[client_lat_[std::size_t{cr_loader_[cr]} * n_ + n]].sample(net_rng_) : net_client(n);
+    return lat_[client_lat_[std::size_t{cr_loader_[cr]} * n_ + n]].sample(net_rng_);
   }
   std::uint32_t shard_of_token(Token t) const;
   // The event-queue lane of (node, shard)'s completions (EventQueue::push_lane): the per_shard
@@ -533,10 +533,11 @@ struct Simulation::Impl {
   bool merge_warned_ = false;
   std::uint32_t resize_seq_ = 0;           // decision number (stale refresh ticks are ignored)
 
-  // Several loaders (scenario `clients`, issue 36). Loader 0 is the members above (policy_, view_,
-  // cpu_, plan_rng_, arrival_rng_, think_rng_, cost_rng_, client_lat_'s first n_ entries); loader
-  // l > 0 owns its instances and streams, forked from the seed by name and index. With one
-  // `client`, multi_ is false and nothing below is read: every per-loader lookup is a branch on it.
+  // The loaders (issue 36): the scenario's `clients`, or its one `client` as loader 0, so that
+  // the single-client case is data, not a branch (issue 45). Loader 0 uses the members above
+  // (policy_, view_, cpu_, plan_rng_, arrival_rng_, think_rng_, cost_rng_, client_lat_'s first n_
+  // entries) unless it runs a policy of its own; loader l > 0 owns its instances and streams,
+  // forked from the seed by name and index.
   struct Loader {
     const ClientSpec* spec = nullptr;
     std::string name, policy_name;
@@ -551,22 +552,23 @@ struct Simulation::Impl {
     std::unique_ptr<policy::ClusterView> own_view;
     std::unique_ptr<ClientCpu> own_cpu;
     Rng own_policy_rng, own_plan_rng, own_arrival_rng, own_think_rng, own_cost_rng;
+    bool open = false;               // open loop (a rate, or the one client's open-loop trace)
     std::uint32_t first_thread = 0;  // closed loop: threads [first_thread, first_thread + spec->threads)
-    std::uint64_t in_flight = 0;     // open loop: its operations outstanding (max_in_flight)
-    // The measurement window's figures of this loader.
+    std::uint64_t in_flight = 0;     // its operations outstanding (open loop: max_in_flight)
+    // The measurement window's figures of this loader; the run's by_op is their sum (close_window).
     std::array<OpStats, kOpKinds> by_op;
     std::vector<std::uint64_t> coordinator;  // per node: its attempts that reached the node as coordinator
     SimTime cpu_busy_start = 0, cpu_busy_end = 0, rng_start = 0, rng_end = 0;
   };
-  bool multi_ = false;
-  std::vector<std::unique_ptr<Loader>> loaders_;
-  Column<std::uint8_t> op_loader_;           // per operation slot (a column of ops_, multi_ only)
-  Column<std::uint8_t> cr_loader_;           // per coordinator request slot (of crs_, multi_ only)
-  std::vector<std::uint8_t> thread_loader_;  // per closed-loop thread (multi_ only)
+  std::vector<std::unique_ptr<Loader>> loaders_;  // at least one
+  Column<std::uint8_t> op_loader_;           // per operation slot (a column of ops_)
+  Column<std::uint8_t> cr_loader_;           // per coordinator request slot (of crs_)
+  std::vector<std::uint8_t> thread_loader_;  // per closed-loop thread
   // Open-loop arrivals of loader l travel as kArrival with id l.
-  std::uint32_t op_loader(std::uint32_t op) const { return multi_ ? op_loader_[op] : 0; }
-  policy::Policy& policy_of(std::uint32_t op) { return multi_ ? *loaders_[op_loader_[op]]->policy : *policy_; }
-  const ClientSpec& client_of(std::uint32_t op) const { return multi_ ? *loaders_[op_loader_[op]]->spec : sc_.client; }
+  std::uint32_t op_loader(std::uint32_t op) const { return op_loader_[op]; }
+  Loader& loader_of(std::uint32_t op) const { return *loaders_[op_loader_[op]]; }
+  policy::Policy& policy_of(std::uint32_t op) const { return *loader_of(op).policy; }
+  const ClientSpec& client_of(std::uint32_t op) const { return *loader_of(op).spec; }
   void init_loaders();
   void start_loader_arrivals(std::uint32_t l);
   void collect_loaders(RunResult& r);

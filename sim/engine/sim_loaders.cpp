@@ -1,23 +1,29 @@
-// Several loaders (`clients`): each with its own place, load, CPU, pools, policy instance and
-// streams (Impl::Loader); one `client` is loader 0 and reads none of this.
+// The loaders (`clients`, or the one `client` as loader 0): each with its own place, load, CPU,
+// pools, policy instance and streams (Impl::Loader).
+#include <algorithm>
+#include <memory>
+
 #include "policies/registry.hpp"
 #include "sim/engine/sim_impl.hpp"
 
 namespace lbsim {
 
 void Simulation::Impl::init_loaders() {
-  multi_ = true;
   ops_.add_column(op_loader_, std::uint8_t{0});
   crs_.add_column(cr_loader_, std::uint8_t{0});
   std::uint32_t thread = 0;
-  for (std::size_t l = 0; l < sc_.loaders.size(); ++l) {
-    const LoaderSpec& ls = sc_.loaders[l];
+  const bool one = sc_.loaders.empty();  // the scenario's `client` is loader 0
+  const WorkloadSpec& w = sc_.workload;
+  for (std::size_t l = 0; l < std::max<std::size_t>(1, sc_.loaders.size()); ++l) {
+    const LoaderSpec* ls = one ? nullptr : &sc_.loaders[l];
+    const ClientSpec& spec = one ? sc_.client : ls->client;
     auto L = std::make_unique<Loader>();
-    L->spec = &ls.client;
-    L->name = ls.name;
-    const PolicyEntry& pe = ls.policy ? *ls.policy : entry_;
+    L->spec = &spec;
+    L->open = spec.mode == LoadMode::Open || (one && w.trace && w.trace_open_loop);
+    if (ls) L->name = ls->name;
+    const PolicyEntry& pe = ls && ls->policy ? *ls->policy : entry_;
     L->policy_name = pe.name;
-    if (l == 0 && !ls.policy) {
+    if (l == 0 && !(ls && ls->policy)) {
       L->policy = policy_.get();
       L->view = &view_;
       L->cpu = &cpu_;
@@ -39,7 +45,7 @@ void Simulation::Impl::init_loaders() {
       L->cost_rng = &L->own_cost_rng;
       L->own_view = std::make_unique<policy::ClusterView>(view_);  // the same initial state (joining nodes down)
       L->view = L->own_view.get();
-      L->own_cpu = std::make_unique<ClientCpu>(ls.client);
+      L->own_cpu = std::make_unique<ClientCpu>(spec);
       L->cpu = L->own_cpu.get();
       policy::BuildContext ctx;
       ctx.topology = &topo_;
@@ -50,13 +56,14 @@ void Simulation::Impl::init_loaders() {
       exact_in_flight_ = exact_in_flight_ || L->policy->reads_in_flight();
     }
     L->first_thread = thread;
-    if (ls.client.mode == LoadMode::Closed) {
-      thread += ls.client.threads;
+    if (!L->open) {
+      thread += spec.threads;
       thread_loader_.resize(thread, static_cast<std::uint8_t>(l));
     }
     L->coordinator.assign(n_, 0);
     loaders_.push_back(std::move(L));
   }
+  if (one) return;  // result_.client is the one client's (the constructor)
   result_.client.open_loop = false;
   result_.client.threads = 0;
   result_.client.rate_ops_s = 0;
@@ -72,7 +79,7 @@ void Simulation::Impl::init_loaders() {
 
 void Simulation::Impl::start_loader_arrivals(std::uint32_t l) {
   const Loader& L = *loaders_[l];
-  if (L.spec->mode == LoadMode::Open) {
+  if (L.open) {
     schedule_next_arrival(l);
   } else {
     for (std::uint32_t t = 0; t < L.spec->threads && !finished_all_; ++t) start_op(L.first_thread + t);

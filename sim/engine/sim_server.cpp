@@ -52,7 +52,7 @@ void Simulation::Impl::on_attempt_arrive(std::uint32_t cr) {
   ++nodes_.counters(node).coordinator_ops;
   if (window_open_ && !window_closed_) {
     result_.timeline.record_coordinator(now_ - window_start_, node);
-    if (multi_) ++loaders_[cr_loader_[cr]]->coordinator[node];
+    ++loaders_[cr_loader_[cr]]->coordinator[node];
   }
   if (!shard_counts_.empty()) ++shard_counts_[lane(node, c.shard)].coordinator;  // (node, shard) as lanes are
   c.epoch = nodes_.epoch(node);
@@ -472,11 +472,7 @@ void Simulation::Impl::on_detect(std::uint32_t idx) {
     }
     if (d.member < 0) view.set_known(d.node, false);
   };
-  if (multi_) {  // every loader's driver learns it at the same time
-    for (const auto& L : loaders_) learn(*L->view, *L->policy);
-    return;
-  }
-  learn(view_, *policy_);
+  for (const auto& L : loaders_) learn(*L->view, *L->policy);  // every loader's driver at the same time
 }
 
 }  // namespace lbsim

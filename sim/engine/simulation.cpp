@@ -139,7 +139,7 @@ Simulation::Impl::Impl(const Scenario& sc, const PolicyEntry& entry, std::unique
   if (rm_on_) ops_.add_column(rm_prev_, NodeId{0});
   exact_in_flight_ = policy_->reads_in_flight();
   init_detect();
-  if (!sc.loaders.empty()) init_loaders();
+  init_loaders();  // sim_loaders.cpp: loader 0 always exists
   make_mechanisms();  // sim/mech/mechanisms.inc: state and hooks (no event, no draw until start())
 }
 
@@ -160,8 +160,9 @@ void Simulation::Impl::schedule_next_arrival(std::uint32_t loader) {
     q_.push(std::max(now_, next_trace_.at), kArrival, 0);
     return;
   }
-  const ClientSpec& cs = multi_ ? *loaders_[loader]->spec : sc_.client;
-  Rng& rng = multi_ ? *loaders_[loader]->arrival_rng : arrival_rng_;
+  const Loader& L = *loaders_[loader];
+  const ClientSpec& cs = *L.spec;
+  Rng& rng = *L.arrival_rng;
   const double gap_ns = 1e9 / cs.rate;
   const double gap = cs.arrivals == Arrivals::Poisson ? rng.exponential(gap_ns) : gap_ns;
   const SimTime at = now_ + std::max<SimTime>(1, static_cast<SimTime>(gap + 0.5));
@@ -181,20 +182,15 @@ void Simulation::Impl::start_op(std::uint32_t thread, std::uint32_t loader) {
     return;
   }
   ++issued_;
-  Loader* L = nullptr;
-  if (multi_) {
-    if (thread < kOpenLoop) loader = thread_loader_[thread];
-    L = loaders_[loader].get();
-  }
-  if (thread == kOpenLoop && (L ? L->in_flight >= L->spec->max_in_flight : in_flight_ >= sc_.client.max_in_flight)) {
+  if (thread < kOpenLoop) loader = thread_loader_[thread];
+  Loader& L = *loaders_[loader];
+  if (thread == kOpenLoop && L.in_flight >= L.spec->max_in_flight) {
     // BusyPoolException: the operation fails at once and is never sent.
     ++in_flight_;
     const std::uint32_t op = ops_.alloc();
     if (op >= op_extra_.size()) op_extra_.emplace_back(plan_rng_);
-    if (L) {
-      op_loader_[op] = static_cast<std::uint8_t>(loader);
-      ++L->in_flight;
-    }
+    op_loader_[op] = static_cast<std::uint8_t>(loader);
+    ++L.in_flight;
     ops_[op].start = now_;
     ops_[op].kind = d.op;
     finish_op(op, false, ErrorKind::ClientBusy);
@@ -222,14 +218,12 @@ void Simulation::Impl::start_op(std::uint32_t thread, std::uint32_t loader) {
   x.arena.reset();
   x.rnd.shared_draws = 0;
   x.rnd.thread_local_draws = 0;
-  if (L) {  // the loader's own policy and plan stream
-    op_loader_[id] = static_cast<std::uint8_t>(loader);
-    ++L->in_flight;
-    x.rnd.rebind(*L->plan_rng);
-  }
-  op.plan = policy_of(id).new_plan(request_of(op), x.rnd, x.arena);
-  if (rm_on_ && op.routed && policy_of(id).has_driver_replicas()) {  // replica_source names a driver's map: does its list repeat a host?
-    const std::span<const NodeId> l = policy_of(id).driver_replicas(op.token);
+  op_loader_[id] = static_cast<std::uint8_t>(loader);
+  ++L.in_flight;
+  x.rnd.rebind(*L.plan_rng);  // the loader's plan stream
+  op.plan = L.policy->new_plan(request_of(op), x.rnd, x.arena);
+  if (rm_on_ && op.routed && L.policy->has_driver_replicas()) {  // replica_source names a driver's map: does its list repeat a host?
+    const std::span<const NodeId> l = L.policy->driver_replicas(op.token);
     ++rm_ops_;
     bool repeat = false;
     for (std::size_t i = 1; i < l.size() && !repeat; ++i)
@@ -307,7 +301,8 @@ void Simulation::Impl::finish_op(std::uint32_t id, bool success, ErrorKind error
     ++warmup_done_;
     if (ops_mode && warmup_done_ >= sc_.workload.warmup_ops) open_window();
   } else if (!window_closed_) {
-    OpStats& s = result_.by_op[static_cast<std::size_t>(op.kind)];
+    // The loader's figures; the run's are their sum (close_window).
+    OpStats& s = loader_of(id).by_op[static_cast<std::size_t>(op.kind)];
     const SimTime since = now_ - window_start_;
     if (success) {
       const SimTime lat = now_ - op.start;
@@ -315,16 +310,9 @@ void Simulation::Impl::finish_op(std::uint32_t id, bool success, ErrorKind error
       s.rows += op.rows;
       s.latency.record(lat);  // result_.latency is their merge (close_window)
       result_.timeline.record_op(since, lat);
-      if (multi_) {
-        OpStats& ls = loaders_[op_loader_[id]]->by_op[static_cast<std::size_t>(op.kind)];
-        ++ls.ops;
-        ls.rows += op.rows;
-        ls.latency.record(lat);
-      }
     } else {
       ++s.errors[static_cast<std::size_t>(error)];
       result_.timeline.record_error(since);
-      if (multi_) ++loaders_[op_loader_[id]]->by_op[static_cast<std::size_t>(op.kind)].errors[static_cast<std::size_t>(error)];
     }
     ++measured_;  // = result_.measured_ops() + result_.measured_errors(), without the sums
     if (ops_mode && measured_ >= sc_.workload.ops) close_window();
@@ -335,12 +323,13 @@ void Simulation::Impl::finish_op(std::uint32_t id, bool success, ErrorKind error
   }
   const std::uint32_t thread = op.thread;
   op.thread = kNoThread;
-  if (multi_) --loaders_[op_loader_[id]]->in_flight;
+  --loader_of(id).in_flight;
   maybe_free_op(id);
   if (target_ != 0 && finished_ >= target_) finished_all_ = true;
   if ((stop_issuing_ || trace_exhausted_) && in_flight_ == 0) finished_all_ = true;
   if (thread < kOpenLoop && !finished_all_) {
-    const Dist& think = multi_ ? loaders_[thread_loader_[thread]]->spec->think : sc_.client.think;
+    const Loader& T = *loaders_[thread_loader_[thread]];
+    const Dist& think = T.spec->think;
     if (think.is_zero()) {
       // A thread whose operations fail at once (every connection full, no host) starts the next
       // one at the same instant; past a few nested starts it goes through the event queue, so a
@@ -354,7 +343,7 @@ void Simulation::Impl::finish_op(std::uint32_t id, bool success, ErrorKind error
         q_.push(now_, kOpStart, thread);
       }
     } else {
-      q_.push(now_ + think.sample(multi_ ? *loaders_[thread_loader_[thread]]->think_rng : think_rng_), kOpStart, thread);
+      q_.push(now_ + think.sample(*T.think_rng), kOpStart, thread);
     }
   }
 }
@@ -410,8 +399,19 @@ void Simulation::Impl::close_window() {
   }
   result_.client.shared_draws = shared_draws_ - shared_draws_start_;
   result_.client.thread_local_draws = tl_draws_ - tl_draws_start_;
-  // Every operation's latency went into its kind's histogram only: the overall one is their merge,
-  // which is exact (integer counts, sum, min and max), instead of a second record per operation.
+  // Every operation went into its loader's figures for its kind only: the run's are their sums,
+  // and the overall latency the merge of the kinds', which are exact (integer counts, sum, min
+  // and max), instead of a second record per operation.
+  for (const auto& L : loaders_) {
+    for (std::size_t k = 0; k < kOpKinds; ++k) {
+      OpStats& s = result_.by_op[k];
+      const OpStats& o = L->by_op[k];
+      s.ops += o.ops;
+      s.rows += o.rows;
+      for (std::size_t e = 0; e < kErrorKinds; ++e) s.errors[e] += o.errors[e];
+      s.latency.merge(o.latency);
+    }
+  }
   for (const OpStats& s : result_.by_op) result_.latency.merge(s.latency);
   LBSIM_DCHECK(result_.latency.count() == result_.measured_ops(), "the merged latency histogram lost operations");
 }
@@ -530,14 +530,7 @@ RunResult Simulation::Impl::run(const RunOptions& options) {
   if (target_ == 0 && w.duration == 0) finished_all_ = true;  // nothing to do (empty trace)
   for (const auto& m : mechs_)  // the mechanisms' first events, in the list's order
     if (m) m->start();
-  const bool open = sc_.client.mode == LoadMode::Open || (w.trace && w.trace_open_loop);
-  if (multi_) {
-    for (std::uint32_t l = 0; l < loaders_.size() && !finished_all_; ++l) start_loader_arrivals(l);
-  } else if (open) {
-    schedule_next_arrival();
-  } else {
-    for (std::uint32_t t = 0; t < sc_.client.threads && !finished_all_; ++t) start_op(t);
-  }
+  for (std::uint32_t l = 0; l < loaders_.size() && !finished_all_; ++l) start_loader_arrivals(l);
   // The loop is compiled twice: with the opt-in event digest (RunOptions::digest) and without,
   // so that a run without it pays nothing for it.
   const std::uint64_t events = options.digest ? event_loop<true>(options, wall0) : event_loop<false>(options, wall0);
