@@ -365,7 +365,7 @@ Scenario scenario_from_json(Json doc, const std::string& file, const std::string
     if (sc.tablet_map)
       jsonin::fail("/clients", "several loaders on a tablet keyspace are not modelled (each loader would need its own "
                                "tablet cache); use one \"client\"");
-    // Both keep per-client state that lbsim holds once (sim_detect.cpp's connection clocks, the
+    // Both keep per-client state that lbsim holds once (sim/mech/detect's connection clocks, the
     // percentile tracker): with several loaders each process would need its own.
     if (sc.faults.detection == DetectionMode::Driver)
       jsonin::fail("/faults/driver_detection", "\"driver\" is not modelled with several loaders (each loader's driver "

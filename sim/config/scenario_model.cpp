@@ -345,7 +345,7 @@ FaultSpec parse_faults(const Json* j, const std::string& path, const Topology& t
   s.driver_detection = from_ms(o.number("driver_detection_ms", 0, 3.6e6, to_ms(s.driver_detection)));
   s.server_detection = from_ms(o.number("server_detection_ms", 0, 3.6e6, to_ms(s.server_detection)));
   // How the driver notices a silent death and a return (configs/README.md, "faults"): a fixed
-  // delay, or the driver's own mechanisms (sim/engine/sim_detect.cpp).
+  // delay, or the driver's own mechanisms (sim/mech/detect/detect.cpp).
   s.detection = o.choice<DetectionMode>("driver_detection", {{"fixed", DetectionMode::Fixed}, {"driver", DetectionMode::Driver}},
                                         DetectionMode::Fixed);
   if (s.detection == DetectionMode::Driver && o.has("driver_detection_ms"))

@@ -28,11 +28,16 @@ class HookList {
   }
   bool empty() const { return n_ == 0; }
   std::size_t size() const { return n_; }
-  void fire(A... a) const {
-    for (std::uint8_t i = 0; i < n_; ++i) slots_[i].fn(slots_[i].self, a...);
+  // One load and one branch when empty; the loop is out of line, so the caller's code around an
+  // empty hook point stays as it was without it.
+  [[gnu::always_inline]] void fire(A... a) const {
+    if (n_ != 0) [[unlikely]] fire_all(a...);
   }
 
  private:
+  [[gnu::noinline]] void fire_all(A... a) const {
+    for (std::uint8_t i = 0; i < n_; ++i) slots_[i].fn(slots_[i].self, a...);
+  }
   struct Slot {
     Fn fn = nullptr;
     void* self = nullptr;
@@ -67,10 +72,23 @@ struct Hooks {
   // A remote read replica job's work is scheduled but its request was already answered: no answer
   // event follows (a subscriber that wants its arrival time draws the network itself).
   HookList<std::uint32_t> read_answer_unneeded;
-  // A node's process is gone (a kill or a restart fault), after the driver's connections to it
-  // closed and its cache emptied (sim_detect.cpp, sim_cache.cpp; those two still in the core):
-  // what a mechanism kept of the old process starts over.
+  // A node's process is gone (a kill or a restart fault), after the drivers' connections to it
+  // closed (Simulation::Impl::close_connections) and its cache emptied (sim_cache.cpp, still in
+  // the core): what a mechanism kept of the old process starts over.
   HookList<NodeId> process_lost;
+  // Loader 0's driver (the one-client policy_ and view_):
+  // - a request to `host` is written to its connection at `at` (every attempt);
+  HookList<NodeId, SimTime> request_written;
+  // - an answer from `host` is read off its connection; `late`: after its attempt's client timeout;
+  HookList<NodeId, bool> answer_read;
+  // - an attempt to `host` timed out on the client;
+  HookList<NodeId> client_timeout;
+  // - the driver marked `host` down, `by` saying what told it (Simulation::Impl::driver_mark_down);
+  HookList<NodeId, const char*> driver_down;
+  // - every loader's connections to `host` closed (a kill, a node leaving), after driver_down;
+  HookList<NodeId> connections_closed;
+  // - the cluster's STATUS_CHANGE event for a fault on `host` (up or down) reaches it.
+  HookList<NodeId, bool> status_event;
   // Strategies (one owner each; the first mechanism of the list that claims one keeps it).
   ReadOrder read_order;
 };

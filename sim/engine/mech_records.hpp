@@ -1,6 +1,6 @@
 // The records of the mechanisms still in sim/engine/ (issue 45 moves each to its folder under
-// sim/mech/ with its state): driver failure detection, tablets and their migrations and streams,
-// and the coordinators' speculative retry. Simulation::Impl names them with `using`.
+// sim/mech/ with its state): tablets and their migrations and streams, and the coordinators'
+// speculative retry. Simulation::Impl names them with `using`.
 #pragma once
 #include <cstdint>
 #include <limits>
@@ -13,34 +13,6 @@
 namespace lbsim::mech_records {
 
 inline constexpr SimTime kNever = std::numeric_limits<SimTime>::max();
-
-enum class IdleRule : std::uint8_t {
-  Read,      // a heartbeat after `interval` without a read on the connection (Java 3.x, 4.x: reader idle)
-  Write,     // ... without a request written to it (Node.js: the idle timer restarts at each send)
-  Tick,      // a sweep every `interval`; a connection that read nothing since the last sweep (Python)
-  Periodic,  // every `interval` whatever the traffic (gocql, Rust keepalives)
-};
-enum class DownEventRule : std::uint8_t { Ignored, MarksDown, Probes };
-struct DetectParams {
-  DetectDriver driver = DetectDriver::Java3;
-  IdleRule idle = IdleRule::Read;
-  SimTime interval = 30 * kSec, timeout = 12 * kSec;
-  SimTime first_tick = 30 * kSec;  // Periodic: the first heartbeat after a connection opens
-  SimTime fail_after = 12 * kSec;  // from a heartbeat to the connection's close when none answers
-  DownEventRule down_event = DownEventRule::Ignored;
-  SimTime event_delay = 0;
-  std::uint32_t timeout_threshold = 0;  // Node.js defunctReadTimeoutThreshold (0: none)
-  bool exponential = true;
-  SimTime reconnect_base = kSec, reconnect_max = 600 * kSec;
-};
-struct DetectNode {
-  SimTime last_read = 0, last_write = 0, last_tick = 0;
-  SimTime hb_deadline = kNever;  // a heartbeat awaiting its answer: the connection fails then
-  SimTime event_at = kNever;     // a DOWN event from the cluster reaches the driver
-  SimTime reconnect_at = kNever, reconnect_delay = 0;
-  SimTime next_event = kNever;   // the node's pending timer (earlier pushes make later ones stale)
-  std::uint32_t timed_out = 0;   // requests timed out on the client and not answered since
-};
 
 // A migration's stage (ScyllaDB's tablet_transition_stage, scylladb/scylladb locator/tablets.hh).
 // With lbsim's unspecified rules only WriteBothReadOld (streaming included) and WriteBothReadNew

@@ -5,7 +5,9 @@
 // Life of a mechanism, in the order of the explicit list sim/mech/mechanisms.inc (that order, not
 // the linker's, decides the sequence of events and draws; hence no self-registration):
 // - its factory, make_<name>(core), returns nullptr when the scenario does not use it; otherwise
-//   its constructor sizes its state and subscribes to hooks (no event, no draw);
+//   its constructor sizes its state and subscribes to hooks; no draw, and no event unless its first
+//   events precede the run's (the drivers' detection timers: they were pushed while the engine was
+//   built, before the measurement window's);
 // - start(): in run(), after the measurement window's events are scheduled: its first events;
 // - on_event(sub, arg): each of its kMech events (Core::push_mech), in time order;
 // - window_open() / window_close(): the measurement window's edges;

@@ -27,7 +27,6 @@ void Simulation::Impl::on_mech(std::uint32_t id) {
   switch (m.mech) {
     case kMechSpecRetry: on_spec_timer(); break;
     case kMechDriverSpec: on_pct_timer(); break;
-    case kMechDetect: on_driver_detect(m.arg); break;
     case kMechPlacement:
       switch (m.sub) {
         case kChange: on_change(m.arg); break;

@@ -437,7 +437,7 @@ struct FaultEvent {
 
 // How the driver notices that a node went down silently or came back (faults.driver_detection):
 // `Fixed` after faults.driver_detection_ms (lbsim's original rule); `Driver` by the driver's own
-// mechanisms (sim/engine/sim_detect.cpp): idle heartbeats and their timeouts, the cluster's DOWN
+// mechanisms (sim/mech/detect/detect.cpp): idle heartbeats and their timeouts, the cluster's DOWN
 // events where the driver heeds them, Node.js's timed-out-request threshold, and the reconnection
 // schedule.
 enum class DetectionMode : std::uint8_t { Fixed, Driver };

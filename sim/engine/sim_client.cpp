@@ -112,7 +112,7 @@ bool Simulation::Impl::send_attempt(std::uint32_t id, bool first, policy::HostId
   }
   timers_[kClientTimeout].push(sent + sc_.timeouts.client, a, at.gen);
   arm(kClientTimeout);
-  detect_write(host, sent);
+  hooks_.request_written.fire(host, sent);
 
   const std::uint32_t cr = crs_.alloc();
   CoordReq& c = crs_[cr];
@@ -335,7 +335,7 @@ void Simulation::Impl::on_client_response(std::uint32_t cr) {
   const bool no_data = driver_retry_ && !success && error == ErrorKind::ReadTimeout && c.kind == OpKind::Read &&
                        !c.need_each && c.got >= c.need_total && c.phase == 0;
   const bool current = attempts_[a].gen == c.attempt_gen && attempts_[a].alive;
-  detect_read(c.node, !current);  // the connection read something (late: after its client timeout)
+  hooks_.answer_read.fire(c.node, !current);  // the connection read something (late: after its client timeout)
   tablet_learn(cr);  // the driver reads the payload of any answer that reaches it
   release_cr_if_idle(cr);
   if (!current) return;  // the attempt already timed out on the client
@@ -420,7 +420,7 @@ void Simulation::Impl::on_timer(std::uint32_t which) {
       const std::uint32_t id = at.op;
       const NodeId host = at.host;
       end_attempt(e.id, ResponseKind::ClientTimeout);  // a driver-side timeout (policy.hpp)
-      detect_timeout(host);  // Node.js: too many timed-out requests remove the connection
+      hooks_.client_timeout.fire(host);  // Node.js: too many timed-out requests remove the connection
       Op& op = ops_[id];
       if (op.done) maybe_free_op(id);
       else if (op.alive == 0 && !op.decoding) {
@@ -451,6 +451,52 @@ void Simulation::Impl::warn_late_hung() {
       "({} ms; the longest {:.3f} s): they count in neither the latency nor the errors (requests that waited "
       "for a node that never answered: see faults.driver_detection_ms)",
       late_hung_, to_ms(sc_.timeouts.client), to_sec(late_hung_max_)));
+}
+
+// The host `n` is down for loader 0's driver: its connections failed (a kill, the drivers' own
+// detection), or the cluster's event said so.
+void Simulation::Impl::driver_mark_down(NodeId n, const char* by) {
+  if (!view_.is_up(n)) return;
+  view_.set_up(n, false);
+  policy_->on_down(n);
+  hooks_.driver_down.fire(n, by);
+}
+
+// kill, and a node that leaves the cluster (sim_tablets.cpp node_leaves): the node's sockets
+// close, so every loader's driver connections to it drop at once.
+// Every request in flight on them fails at once (Java 3.x: TransportException "Channel has been
+// closed", a ConnectionException that RequestHandler hands to the retry policy's onRequestError
+// for idempotent statements, as a client timeout) and the host goes down (its last connection
+// failed). lbsim counts those requests as client_timeout errors when they are not retried.
+//
+// A request the client CPU has not yet written (exact in-flight policies only, pending_sends_) is
+// left to its client timeout: approximate, it is a few microseconds' worth of requests.
+void Simulation::Impl::close_connections(NodeId n) {
+  driver_mark_down(n, "connection");
+  for (const auto& L : loaders_) {  // every loader's connections to the node close with it
+    if (!L->view->is_up(n)) continue;  // loader 0's view, when driver_mark_down marked it
+    L->view->set_up(n, false);
+    L->policy->on_down(n);
+  }
+  hooks_.connections_closed.fire(n);
+  if (!pending_sends_.empty()) drain_sends();
+  for (std::uint32_t a = 0; a < attempt_live_.size(); ++a) {
+    if (attempt_live_[a] == kDeadTag) continue;
+    Attempt& at = attempts_[a];
+    if (!at.alive || at.host != n || (exact_in_flight_ && at.sent > now_)) continue;
+    const std::uint32_t id = at.op;
+    end_attempt(a, policy::ResponseKind::Timeout);
+    Op& op = ops_[id];
+    if (op.done) {
+      maybe_free_op(id);
+    } else if (op.alive == 0 && !op.decoding) {
+      if (driver_retry_) {
+        op.answer_no_data = false;
+        note_host(id, n);
+      }
+      after_failure(id, ErrorKind::ClientTimeout, true, false);
+    }
+  }
 }
 
 }  // namespace lbsim

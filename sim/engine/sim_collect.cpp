@@ -67,6 +67,8 @@ RunResult Simulation::Impl::collect() {
   r.timeline.finish(r.window);
   r.events = scenario_events(sc_, topo_, r.end);
   if (cache_on_) cache_collect(r);  // sim_cache.cpp
+  for (const auto& m : mechs_)  // the mechanisms' sections, in the list's order
+    if (m) m->collect(r);
   const double window = static_cast<double>(std::max<SimTime>(r.window, 1));
   for (NodeId n = 0; n < n_; ++n) {
     const NodeCounters& a = snap_start_[n].counters;

@@ -44,7 +44,6 @@ EventDigest::Entry Simulation::Impl::digest_entry(const EventQueue::Event& e) co
       switch (m.mech) {
         case kMechSpecRetry: d.kind = "spec_retry.timer"; break;
         case kMechDriverSpec: d.kind = "driver_spec.percentile_timer"; break;
-        case kMechDetect: d.kind = "detect.driver_timer"; break;  // slot: the node
         case kMechPlacement: d.kind = m.sub < kPlacement.size() ? kPlacement[m.sub] : "placement.unknown"; break;
         default:
           d.kind = listed(m.mech) ? listed(m.mech)->event_name(m.sub) : "mech.unknown";

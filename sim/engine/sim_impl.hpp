@@ -50,7 +50,7 @@ struct Simulation::Impl {
   // The mechanisms whose events travel as kMech, and their sub-kinds.
   // Mechanisms not yet in sim/mech/ (issue 45) have these ids; those of sim/mech/mechanisms.inc
   // follow, kMechListed + their index in mechs_.
-  enum Mech : std::uint16_t { kMechSpecRetry, kMechDriverSpec, kMechDetect, kMechPlacement, kMechListed };
+  enum Mech : std::uint16_t { kMechSpecRetry, kMechDriverSpec, kMechPlacement, kMechListed };
   enum PlacementEv : std::uint16_t { kChange, kMigration, kChangeDone, kStreamChunk, kResizeTick };
   MechEvents mech_events_;
   void push_mech(SimTime at, std::uint16_t mech, std::uint16_t sub, std::uint32_t arg) {
@@ -77,10 +77,6 @@ struct Simulation::Impl {
   static constexpr std::uint32_t kOpenLoop = 0xfffffeu;  // start_op's thread for an open-loop arrival (kArrival)
 
   // The records of the mechanisms still here (mech_records.hpp).
-  using IdleRule = mech_records::IdleRule;
-  using DownEventRule = mech_records::DownEventRule;
-  using DetectParams = mech_records::DetectParams;
-  using DetectNode = mech_records::DetectNode;
   using MigStage = mech_records::MigStage;
   using Migration = mech_records::Migration;
   using Stream = mech_records::Stream;
@@ -284,35 +280,15 @@ struct Simulation::Impl {
   void on_fault(std::uint32_t idx);
   void on_detect(std::uint32_t idx);
 
-  // sim_detect.cpp: faults.driver_detection "driver", the driver's own failure detection, and the
-  // connections a `kill` fault closes. Its per-node timer is a kMechDetect event whose argument is
-  // the node.
   static constexpr SimTime kNever = std::numeric_limits<SimTime>::max();
   // Cassandra's RING_DELAY, how long a node that announced LEFT keeps running before it shuts its
   // client servers down (apache/cassandra 3.11 StorageService: cassandra.ring_delay_ms, 30 s by
   // default; ScyllaDB's ring_delay_ms is 30,000 too, scylladb/scylladb db/config.cc).
   static constexpr SimTime kRingDelay = 30 * kSec;
-  void init_detect();
-  void on_driver_detect(NodeId n);
-  void detect_arm(NodeId n);  // (re)pushes the node's timer at its next due time
-  SimTime heartbeat_due(const DetectNode& d) const;
-  void send_heartbeat(NodeId n, DetectNode& d);
+  // sim_client.cpp: loader 0's driver marks a host down (`by`: what told it; the driver_down hook),
+  // and a kill or a node leaving closes every loader's connections to the node.
   void driver_mark_down(NodeId n, const char* by);
-  void driver_mark_up(NodeId n, const char* by);
-  void close_connections(NodeId n);  // kill: the kernel closes the node's sockets
-  void detect_read(NodeId n, bool late) {
-    if (!detect_) return;
-    DetectNode& d = dnodes_[n];
-    d.last_read = std::max(d.last_read, now_);
-    if (late && d.timed_out > 0) --d.timed_out;
-  }
-  void detect_write(NodeId n, SimTime at) {
-    if (detect_) dnodes_[n].last_write = std::max(dnodes_[n].last_write, at);
-  }
-  void detect_timeout(NodeId n);
-  bool detect_ = false;
-  DetectParams dp_;
-  std::vector<DetectNode> dnodes_;
+  void close_connections(NodeId n);
   SimTime net(NodeId a, NodeId b) { return a == b ? 0 : lat_[lat_class_.between(a, b)].sample(net_rng_); }
   SimTime net_client(NodeId n) { return lat_[client_lat_[n]].sample(net_rng_); }
   // The network between node n and the loader of coordinator request cr (client_lat_ is

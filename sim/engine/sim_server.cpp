@@ -440,7 +440,7 @@ void Simulation::Impl::on_fault(std::uint32_t idx) {
   }
   nodes_.set_down(f.node, now_);
   if (f.kind == FaultKind::Kill || f.kind == FaultKind::Restart) {
-    close_connections(f.node);  // sim_detect.cpp
+    close_connections(f.node);  // sim_client.cpp
     if (cache_on_) cache_node_restarted(f.node);  // its process, so its cache, is gone (sim_cache.cpp)
     hooks_.process_lost.fire(f.node);
   }
@@ -451,14 +451,9 @@ void Simulation::Impl::on_detect(std::uint32_t idx) {
   if (d.driver && d.ring) dring_ = d.ring;  // the driver's token map refreshes with the topology event
   if (!d.driver) {
     server_up_[d.node] = d.up ? 1 : 0;
-    // The driver's own detection: the cluster's STATUS_CHANGE event reaches it (the control
-    // connection's node gossiped the change); what it does with it is the driver's (sim_detect.cpp).
-    if (detect_ && idx < fault_detections_) {
-      DetectNode& dn = dnodes_[d.node];
-      if (!d.up && view_.is_up(d.node) && dp_.down_event != DownEventRule::Ignored) dn.event_at = now_ + dp_.event_delay;
-      if (d.up && !view_.is_up(d.node)) dn.reconnect_at = now_;  // UP: an attempt at once
-      detect_arm(d.node);
-    }
+    // The cluster's STATUS_CHANGE event for a fault reaches the driver (the control connection's
+    // node gossiped the change): the drivers' own detection hears it (hooks.hpp).
+    if (idx < fault_detections_) hooks_.status_event.fire(d.node, d.up);
     return;
   }
   // A joining node enters the driver's metadata before its UP reaches the policy; a leaving one

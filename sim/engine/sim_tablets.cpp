@@ -371,7 +371,7 @@ void Simulation::Impl::leave_if_drained(NodeId n) {
 void Simulation::Impl::node_leaves(NodeId n) {
   if (!nodes_.up(n)) return;
   nodes_.set_down(n, now_);
-  close_connections(n);  // sim_detect.cpp
+  close_connections(n);  // sim_client.cpp
 }
 
 // removenode removes a node that is dead and seen down: Cassandra and ScyllaDB refuse a live one

@@ -83,7 +83,7 @@ Simulation::Impl::Impl(const Scenario& sc, const PolicyEntry& entry, std::unique
     detections_.push_back({faults_[i].at + sc.faults.server_detection, faults_[i].node, up, false});
   }
   fault_detections_ = static_cast<std::uint32_t>(detections_.size());
-  // With the driver's own detection (sim_detect.cpp) the fixed driver-side delays do not apply.
+  // With the drivers' own detection (sim/mech/detect) the fixed driver-side delays do not apply.
   const bool fixed = sc.faults.detection == DetectionMode::Fixed;
   for (std::uint32_t i = 0; i < detections_.size(); ++i)
     if (fixed || !detections_[i].driver) q_.push(detections_[i].at, kDetect, i);
@@ -138,7 +138,6 @@ Simulation::Impl::Impl(const Scenario& sc, const PolicyEntry& entry, std::unique
   rm_on_ = policy_->has_driver_replicas();  // the driver's map is built at init
   if (rm_on_) ops_.add_column(rm_prev_, NodeId{0});
   exact_in_flight_ = policy_->reads_in_flight();
-  init_detect();
   init_loaders();  // sim_loaders.cpp: loader 0 always exists
   make_mechanisms();  // sim/mech/mechanisms.inc: state and hooks (no event, no draw until start())
 }

@@ -204,7 +204,7 @@ struct SpecRetryResult {
 };
 
 // faults.driver_detection "driver": when the driver marked each node down or up, and what told it
-// (sim/engine/sim_detect.cpp), over the whole run, in time order.
+// (sim/mech/detect/detect.cpp), over the whole run, in time order.
 struct DetectionEvent {
   double at_s = 0;
   std::string node;

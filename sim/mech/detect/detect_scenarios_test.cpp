@@ -1,7 +1,7 @@
-// faults.driver_detection "driver" (sim/engine/sim_detect.cpp): when each driver marks a silently
+// faults.driver_detection "driver" (sim/mech/detect/detect.cpp): when each driver marks a silently
 // dead node down, by its own mechanism and defaults, and when it comes back; the `kill` fault's
 // closed connections; a slow node that the heartbeat never marks down. Every expected time is
-// the driver's rule from its source (cited in sim_detect.cpp) applied to the scenario's times.
+// the driver's rule from its source (cited in detect.cpp) applied to the scenario's times.
 #include <cstdio>
 
 #include <gtest/gtest.h>

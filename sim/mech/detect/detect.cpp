@@ -1,5 +1,6 @@
 // The driver's own failure detection (faults.driver_detection "driver"; configs/README.md,
-// "Failure detection") and the connections a `kill` fault closes.
+// "Failure detection"), a mechanism of the engine (detect.hpp). The connections a `kill` fault
+// closes are the core's (Simulation::Impl::close_connections, sim/engine/sim_client.cpp).
 //
 // A node that dies silently (`down`: power loss, a partition; no TCP RST) leaves the driver's
 // connections open: requests sent to it time out on the client, and the host stays up in the
@@ -55,9 +56,11 @@
 // heartbeat. Every driver reconnects on the cluster's UP event too (Java 3.x onUp, Python on_up,
 // gocql handleNodeUp, Rust merge_up_hint, Node.js checkIsUp), modelled as an immediate attempt.
 #include <algorithm>
+#include <memory>
 
 #include "policies/registry.hpp"
 #include "sim/engine/sim_impl.hpp"
+#include "sim/mech/detect/detect.hpp"
 
 namespace lbsim {
 
@@ -90,16 +93,19 @@ DetectDriver of_policy(const jsonin::Json& spec) {
 
 }  // namespace
 
-void Simulation::Impl::init_detect() {
-  const FaultSpec& f = sc_.faults;
-  if (f.detection != DetectionMode::Driver) return;
-  detect_ = true;
-  DetectParams& p = dp_;
-  p.driver = f.heartbeat.driver == DetectDriver::Auto ? of_policy(entry_.spec) : f.heartbeat.driver;
+std::unique_ptr<Mechanism> make_detect(DriverDetect::Core& core, std::uint16_t id) {
+  if (core.sc_.faults.detection != DetectionMode::Driver) return nullptr;
+  return std::make_unique<DriverDetect>(core, id);
+}
+
+DriverDetect::DriverDetect(Core& core, std::uint16_t id) : core_(core), id_(id) {
+  const FaultSpec& f = core.sc_.faults;
+  Params& p = p_;
+  p.driver = f.heartbeat.driver == DetectDriver::Auto ? of_policy(core.entry_.spec) : f.heartbeat.driver;
+  const SimTime client = core.sc_.timeouts.client;
   switch (p.driver) {
     case DetectDriver::Java3:
-      p = {p.driver, IdleRule::Read, 30 * kSec, sc_.timeouts.client, 0, 0, DownEventRule::Ignored, 0, 0, true, kSec,
-           600 * kSec};
+      p = {p.driver, IdleRule::Read, 30 * kSec, client, 0, 0, DownEventRule::Ignored, 0, 0, true, kSec, 600 * kSec};
       break;
     case DetectDriver::Java4:
       p = {p.driver, IdleRule::Read, 30 * kSec, 5 * kSec, 0, 0, DownEventRule::Ignored, 0, 0, true, kSec, 60 * kSec};
@@ -116,8 +122,7 @@ void Simulation::Impl::init_detect() {
            10 * kSec};
       break;
     case DetectDriver::Nodejs:
-      p = {p.driver, IdleRule::Write, 30 * kSec, sc_.timeouts.client, 0, 0, DownEventRule::Ignored, 0, 64, true, kSec,
-           600 * kSec};
+      p = {p.driver, IdleRule::Write, 30 * kSec, client, 0, 0, DownEventRule::Ignored, 0, 64, true, kSec, 600 * kSec};
       break;
     case DetectDriver::Auto: break;
   }
@@ -134,92 +139,101 @@ void Simulation::Impl::init_detect() {
   // fill_debounce), and the dial to the silent node fails after ConnectTimeout (the same 60 s)
   // before an empty pool marks the host down. The others fail on the first.
   p.fail_after = p.driver == DetectDriver::Go ? 7 * p.timeout + 5 * p.interval : p.timeout;
-  dnodes_.assign(n_, DetectNode{});
-  DetectionResult r;
-  r.driver = driver_key(p.driver);
-  r.interval_ms = to_ms(p.interval);
-  r.timeout_ms = to_ms(p.timeout);
-  result_.detection = std::move(r);
-  for (NodeId n = 0; n < n_; ++n) detect_arm(n);
+  nodes_.assign(core.n_, Node{});
+  result_.driver = driver_key(p.driver);
+  result_.interval_ms = to_ms(p.interval);
+  result_.timeout_ms = to_ms(p.timeout);
+
+  Hooks& k = core.hooks_;
+  k.request_written.add(this, [](void* s, NodeId n, SimTime at) { static_cast<DriverDetect*>(s)->written(n, at); });
+  k.answer_read.add(this, [](void* s, NodeId n, bool late) { static_cast<DriverDetect*>(s)->read(n, late); });
+  k.client_timeout.add(this, [](void* s, NodeId n) { static_cast<DriverDetect*>(s)->client_timeout(n); });
+  k.driver_down.add(this, [](void* s, NodeId n, const char* by) { static_cast<DriverDetect*>(s)->marked_down(n, by); });
+  k.connections_closed.add(this, [](void* s, NodeId n) { static_cast<DriverDetect*>(s)->arm(n); });
+  k.status_event.add(this, [](void* s, NodeId n, bool up) { static_cast<DriverDetect*>(s)->status_event(n, up); });
+  for (NodeId n = 0; n < core.n_; ++n) arm(n);
 }
 
-SimTime Simulation::Impl::heartbeat_due(const DetectNode& d) const {
-  switch (dp_.idle) {
-    case IdleRule::Read: return d.last_read + dp_.interval;
-    case IdleRule::Write: return d.last_write + dp_.interval;
-    case IdleRule::Tick: return d.last_tick + dp_.interval;
-    case IdleRule::Periodic: return d.last_tick + (d.last_tick == 0 ? dp_.first_tick : dp_.interval);
+SimTime DriverDetect::heartbeat_due(const Node& d) const {
+  switch (p_.idle) {
+    case IdleRule::Read: return d.last_read + p_.interval;
+    case IdleRule::Write: return d.last_write + p_.interval;
+    case IdleRule::Tick: return d.last_tick + p_.interval;
+    case IdleRule::Periodic: return d.last_tick + (d.last_tick == 0 ? p_.first_tick : p_.interval);
   }
   return kNever;
 }
 
-void Simulation::Impl::detect_arm(NodeId n) {
-  DetectNode& d = dnodes_[n];
+void DriverDetect::arm(NodeId n) {
+  Node& d = nodes_[n];
   SimTime at = kNever;
-  if (!view_.is_up(n)) {
+  if (!core_.view_.is_up(n)) {
     at = d.reconnect_at;
   } else {
     at = std::min(d.event_at, d.hb_deadline);
-    if (d.hb_deadline == kNever) at = std::min(at, std::max(heartbeat_due(d), now_));
+    if (d.hb_deadline == kNever) at = std::min(at, std::max(heartbeat_due(d), core_.now_));
   }
   if (at == kNever || at >= d.next_event) return;  // an earlier timer is already pending
   d.next_event = at;
-  push_mech(at, kMechDetect, 0, n);
+  core_.push_mech(at, id_, 0, n);
 }
 
-void Simulation::Impl::send_heartbeat(NodeId n, DetectNode& d) {
+void DriverDetect::send_heartbeat(NodeId n, Node& d) {
   // A live node answers at once, or when its pause ends; a dead one never.
-  const SimTime answered = nodes_.up(n) ? nodes_.paused_until(n, now_) : kNever;
-  if (answered != kNever && answered - now_ <= dp_.timeout) {
+  const SimTime now = core_.now_;
+  const SimTime answered = core_.nodes_.up(n) ? core_.nodes_.paused_until(n, now) : kNever;
+  if (answered != kNever && answered - now <= p_.timeout) {
     d.last_read = std::max(d.last_read, answered);
   } else {
-    d.hb_deadline = now_ + dp_.fail_after;
+    d.hb_deadline = now + p_.fail_after;
   }
 }
 
-void Simulation::Impl::on_driver_detect(NodeId n) {
-  DetectNode& d = dnodes_[n];
-  if (now_ != d.next_event) return;  // superseded by an earlier push
+void DriverDetect::on_event(std::uint16_t, std::uint32_t node) {
+  const NodeId n = static_cast<NodeId>(node);
+  const SimTime now = core_.now_;
+  Node& d = nodes_[n];
+  if (now != d.next_event) return;  // superseded by an earlier push
   d.next_event = kNever;
-  if (!view_.is_up(n)) {
-    if (d.reconnect_at <= now_) {
-      if (nodes_.up(n)) {
+  if (!core_.view_.is_up(n)) {
+    if (d.reconnect_at <= now) {
+      if (core_.nodes_.up(n)) {
         // A paused node accepts the connection (its kernel runs) but answers the driver's
         // handshake only when the pause ends.
-        const SimTime ready = nodes_.paused_until(n, now_);
-        if (ready > now_) d.reconnect_at = ready;
-        else driver_mark_up(n, "reconnect");
+        const SimTime ready = core_.nodes_.paused_until(n, now);
+        if (ready > now) d.reconnect_at = ready;
+        else mark_up(n, "reconnect");
       } else {
-        d.reconnect_delay = dp_.exponential ? std::min(2 * d.reconnect_delay, dp_.reconnect_max) : dp_.reconnect_base;
-        d.reconnect_at = now_ + d.reconnect_delay;
+        d.reconnect_delay = p_.exponential ? std::min(2 * d.reconnect_delay, p_.reconnect_max) : p_.reconnect_base;
+        d.reconnect_at = now + d.reconnect_delay;
       }
     }
-    detect_arm(n);
+    arm(n);
     return;
   }
-  if (d.event_at <= now_) {  // the cluster's DOWN event reaches the driver
+  if (d.event_at <= now) {  // the cluster's DOWN event reaches the driver
     d.event_at = kNever;
-    if (dp_.down_event == DownEventRule::MarksDown) {  // gocql: at once, even if the node still answers
-      driver_mark_down(n, "event");
-      detect_arm(n);
+    if (p_.down_event == DownEventRule::MarksDown) {  // gocql: at once, even if the node still answers
+      core_.driver_mark_down(n, "event");
+      arm(n);
       return;
     }
-    if (dp_.down_event == DownEventRule::Probes && d.hb_deadline == kNever) {
-      d.last_tick = now_;  // Rust: the probe restarts the keepalive interval
+    if (p_.down_event == DownEventRule::Probes && d.hb_deadline == kNever) {
+      d.last_tick = now;  // Rust: the probe restarts the keepalive interval
       send_heartbeat(n, d);
     }
   }
-  if (d.hb_deadline <= now_) {
+  if (d.hb_deadline <= now) {
     // The heartbeat got no answer: the connection is defunct, and with it the host.
     d.hb_deadline = kNever;
-    driver_mark_down(n, "heartbeat");
-    detect_arm(n);
+    core_.driver_mark_down(n, "heartbeat");
+    arm(n);
     return;
   }
   if (d.hb_deadline == kNever) {
     const SimTime due = heartbeat_due(d);
-    if (due <= now_) {
-      switch (dp_.idle) {
+    if (due <= now) {
+      switch (p_.idle) {
         case IdleRule::Read:
         case IdleRule::Write: send_heartbeat(n, d); break;
         case IdleRule::Tick: {
@@ -235,81 +249,56 @@ void Simulation::Impl::on_driver_detect(NodeId n) {
       }
       // Read / Write: an answered heartbeat is a read, not a write (Node.js keeps its idle timer
       // on sends); restart its idle clock so that it fires again an interval later.
-      if (dp_.idle == IdleRule::Write && d.hb_deadline == kNever) d.last_write = now_;
+      if (p_.idle == IdleRule::Write && d.hb_deadline == kNever) d.last_write = now;
     }
   }
-  detect_arm(n);
+  arm(n);
 }
 
-void Simulation::Impl::detect_timeout(NodeId n) {
-  if (!detect_) return;
-  DetectNode& d = dnodes_[n];
+void DriverDetect::read(NodeId n, bool late) {
+  Node& d = nodes_[n];
+  d.last_read = std::max(d.last_read, core_.now_);
+  if (late && d.timed_out > 0) --d.timed_out;
+}
+
+void DriverDetect::client_timeout(NodeId n) {
+  Node& d = nodes_[n];
   ++d.timed_out;
-  if (dp_.timeout_threshold > 0 && d.timed_out > dp_.timeout_threshold && view_.is_up(n)) {
-    driver_mark_down(n, "timeouts");
-    detect_arm(n);
+  if (p_.timeout_threshold > 0 && d.timed_out > p_.timeout_threshold && core_.view_.is_up(n)) {
+    core_.driver_mark_down(n, "timeouts");
+    arm(n);
   }
 }
 
-void Simulation::Impl::driver_mark_down(NodeId n, const char* by) {
-  if (!view_.is_up(n)) return;
-  view_.set_up(n, false);
-  policy_->on_down(n);
-  if (!detect_) return;
-  DetectNode& d = dnodes_[n];
+// The cluster's STATUS_CHANGE for a fault reaches the driver (the control connection's node
+// gossiped the change); what it does with it is the driver's.
+void DriverDetect::status_event(NodeId n, bool up) {
+  Node& d = nodes_[n];
+  const bool seen_up = core_.view_.is_up(n);
+  if (!up && seen_up && p_.down_event != DownEventRule::Ignored) d.event_at = core_.now_ + p_.event_delay;
+  if (up && !seen_up) d.reconnect_at = core_.now_;  // UP: an attempt at once
+  arm(n);
+}
+
+void DriverDetect::marked_down(NodeId n, const char* by) {
+  Node& d = nodes_[n];
   d.hb_deadline = d.event_at = kNever;
   d.timed_out = 0;
-  d.reconnect_delay = dp_.reconnect_base;
-  d.reconnect_at = now_ + d.reconnect_delay;
-  result_.detection->events.push_back({to_sec(now_), topo_.nodes[n].id, false, by});
+  d.reconnect_delay = p_.reconnect_base;
+  d.reconnect_at = core_.now_ + d.reconnect_delay;
+  result_.events.push_back({to_sec(core_.now_), core_.topo_.nodes[n].id, false, by});
 }
 
-void Simulation::Impl::driver_mark_up(NodeId n, const char* by) {
-  if (view_.is_up(n) || !view_.is_known(n)) return;  // no pool to a host outside the metadata
-  view_.set_up(n, true);
-  policy_->on_up(n);
-  DetectNode& d = dnodes_[n];
+void DriverDetect::mark_up(NodeId n, const char* by) {
+  auto& view = core_.view_;
+  if (view.is_up(n) || !view.is_known(n)) return;  // no pool to a host outside the metadata
+  view.set_up(n, true);
+  core_.policy_->on_up(n);
+  Node& d = nodes_[n];
   d.reconnect_at = kNever;
-  d.last_read = d.last_write = now_;
-  if (dp_.idle == IdleRule::Periodic) d.last_tick = now_ - dp_.interval + dp_.first_tick;  // new connections
-  result_.detection->events.push_back({to_sec(now_), topo_.nodes[n].id, true, by});
-}
-
-// kill, and a node that leaves the cluster (sim_tablets.cpp node_leaves): the node's sockets
-// close, so every loader's driver connections to it drop at once.
-// Every request in flight on them fails at once (Java 3.x: TransportException "Channel has been
-// closed", a ConnectionException that RequestHandler hands to the retry policy's onRequestError
-// for idempotent statements, as a client timeout) and the host goes down (its last connection
-// failed). lbsim counts those requests as client_timeout errors when they are not retried.
-//
-// A request the client CPU has not yet written (exact in-flight policies only, pending_sends_) is
-// left to its client timeout: approximate, it is a few microseconds' worth of requests.
-void Simulation::Impl::close_connections(NodeId n) {
-  driver_mark_down(n, "connection");
-  for (const auto& L : loaders_) {  // every loader's connections to the node close with it
-    if (!L->view->is_up(n)) continue;  // loader 0's view, when driver_mark_down marked it
-    L->view->set_up(n, false);
-    L->policy->on_down(n);
-  }
-  if (detect_) detect_arm(n);
-  if (!pending_sends_.empty()) drain_sends();
-  for (std::uint32_t a = 0; a < attempt_live_.size(); ++a) {
-    if (attempt_live_[a] == kDeadTag) continue;
-    Attempt& at = attempts_[a];
-    if (!at.alive || at.host != n || (exact_in_flight_ && at.sent > now_)) continue;
-    const std::uint32_t id = at.op;
-    end_attempt(a, policy::ResponseKind::Timeout);
-    Op& op = ops_[id];
-    if (op.done) {
-      maybe_free_op(id);
-    } else if (op.alive == 0 && !op.decoding) {
-      if (driver_retry_) {
-        op.answer_no_data = false;
-        note_host(id, n);
-      }
-      after_failure(id, ErrorKind::ClientTimeout, true, false);
-    }
-  }
+  d.last_read = d.last_write = core_.now_;
+  if (p_.idle == IdleRule::Periodic) d.last_tick = core_.now_ - p_.interval + p_.first_tick;  // new connections
+  result_.events.push_back({to_sec(core_.now_), core_.topo_.nodes[n].id, true, by});
 }
 
 }  // namespace lbsim
