@@ -119,8 +119,8 @@ struct alignas(32) Job {
   bool hopped : 1 = false;       // the arrival shard's half of a hop is done
   bool answer_lane : 1 = false;  // its answer went to answer_lane(node, owner)
   bool data : 1 = false;         // a read's data request (the first target); the others are digests
-  // cluster.cache: a missed read whose disk reads are done; it comes back (kReplicaArrive) for
-  // its CPU part (sim_cache.cpp).
+  // A job that a replica_service strategy kept (hooks.hpp) and sent back (kReplicaArrive) for its
+  // CPU part: the cache's missed read whose disk reads are done (sim/mech/cache).
   bool disk_done : 1 = false;
 };
 static_assert(sizeof(Job) == 32);

@@ -61,6 +61,20 @@ struct ReadOrder {
   }
 };
 
+// A replica's service of a job (its slot) on node `replica` before its CPU work, `read` for a
+// read (a data or digest read, an LWT's read round), else a write: the CPU time to queue, or a
+// negative value when the strategy kept the job (it comes back later as a kReplicaArrive with
+// Job::disk_done set, or it was dropped). The core's default draws NodeModelSpec::read or write.
+struct ReplicaService {
+  using Fn = double (*)(void* self, std::uint32_t job, NodeId replica, bool read, SimTime now);
+  Fn fn = nullptr;
+  void* self = nullptr;
+  explicit operator bool() const { return fn != nullptr; }
+  double operator()(std::uint32_t job, NodeId replica, bool read, SimTime now) const {
+    return fn(self, job, replica, read, now);
+  }
+};
+
 struct Hooks {
   // The replica jobs of reads (OpKind::Read; not writes, not LWT rounds), which is all that the
   // read balancers observe; the core tests the kind only when a hook has subscribers.
@@ -73,8 +87,9 @@ struct Hooks {
   // event follows (a subscriber that wants its arrival time draws the network itself).
   HookList<std::uint32_t> read_answer_unneeded;
   // A node's process is gone (a kill or a restart fault), after the drivers' connections to it
-  // closed (Simulation::Impl::close_connections) and its cache emptied (sim_cache.cpp, still in
-  // the core): what a mechanism kept of the old process starts over.
+  // closed (Simulation::Impl::close_connections): what a mechanism kept of the old process starts
+  // over. Subscribers fire in the list's order: the cache (sim/mech/cache) empties the node's
+  // caches before HWLB (sim/mech/hwlb) resets its meters, as when the cache was in the core.
   HookList<NodeId> process_lost;
   // Loader 0's driver (the one-client policy_ and view_):
   // - a request to `host` is written to its connection at `at` (every attempt);
@@ -91,6 +106,7 @@ struct Hooks {
   HookList<NodeId, bool> status_event;
   // Strategies (one owner each; the first mechanism of the list that claims one keeps it).
   ReadOrder read_order;
+  ReplicaService replica_service;
 };
 
 }  // namespace lbsim

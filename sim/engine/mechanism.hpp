@@ -10,8 +10,9 @@
 //   built, before the measurement window's);
 // - start(): in run(), after the measurement window's events are scheduled: its first events;
 // - on_event(sub, arg): each of its kMech events (Core::push_mech), in time order;
-// - window_open() / window_close(): the measurement window's edges;
-// - collect(): its part of the run's result;
+// - window_open() / window_close(): the measurement window's edges, right after the core took its
+//   node snapshots (snap_start_ / snap_end_), which a mechanism may correct (the cache's disks);
+// - collect(): its part of the run's result, after the core's (the nodes' rows exist);
 // - streams(): its named random streams, for the event digest's draw counts.
 #pragma once
 #include <cstdint>

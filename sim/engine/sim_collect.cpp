@@ -66,9 +66,6 @@ RunResult Simulation::Impl::collect() {
     for (auto& w : warmup_warnings(sc_, window_end_)) r.warnings.push_back(std::move(w));
   r.timeline.finish(r.window);
   r.events = scenario_events(sc_, topo_, r.end);
-  if (cache_on_) cache_collect(r);  // sim_cache.cpp
-  for (const auto& m : mechs_)  // the mechanisms' sections, in the list's order
-    if (m) m->collect(r);
   const double window = static_cast<double>(std::max<SimTime>(r.window, 1));
   for (NodeId n = 0; n < n_; ++n) {
     const NodeCounters& a = snap_start_[n].counters;
@@ -117,17 +114,6 @@ RunResult Simulation::Impl::collect() {
     // Time averages over the window: busy server time and the integral of the number in system.
     nr.utilization = static_cast<double>(snap_end_[n].busy - snap_start_[n].busy) / (window * nodes_.servers());
     nr.mean_queue = static_cast<double>(snap_end_[n].in_system - snap_start_[n].in_system) / window;
-    if (cache_on_) {
-      NodeCache nc;
-      nc.hits = b.cache_hits - a.cache_hits;
-      nc.misses = b.cache_misses - a.cache_misses;
-      nc.disk_reads = b.disk_reads - a.disk_reads;
-      const std::uint64_t lookups = nc.hits + nc.misses;
-      nc.hit_rate = lookups > 0 ? static_cast<double>(nc.hits) / static_cast<double>(lookups) : 0.0;
-      nc.misses_per_s = static_cast<double>(nc.misses) / (window / 1e9);
-      nc.disk_utilization = static_cast<double>(b.disk_busy - a.disk_busy) / window;
-      nr.cache = nc;
-    }
     if (stream_report_)
       nr.streaming = NodeStreaming{to_sec(stream_time_end_[n] - stream_time_start_[n]), sent_end_[n] - sent_start_[n],
                                    recv_end_[n] - recv_start_[n]};
@@ -181,6 +167,8 @@ RunResult Simulation::Impl::collect() {
     t.best_shard = bs.best_shard;
     r.tablets = std::move(t);
   }
+  for (const auto& m : mechs_)  // their sections, after the nodes' rows (mechanism.hpp)
+    if (m) m->collect(r);
   return r;
 }
 

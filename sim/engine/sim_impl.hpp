@@ -9,8 +9,8 @@
 // - CoordReq: the coordinator's side of an attempt, created at send time; events kAttemptArrive,
 //   kCoordDone and kClientResponse carry its slot. Freed when done, with no event pending and no
 //   replica job outstanding.
-// - Job: replica work for a CoordReq; kReplicaArrive (remote, and again after a cache miss's disk
-//   reads: sim_cache.cpp) then kReplicaDone.
+// - Job: replica work for a CoordReq; kReplicaArrive (remote, and again when a replica_service
+//   strategy kept it, as the cache's disk does: sim/mech/cache) then kReplicaDone.
 #pragma once
 #include <algorithm>
 #include <array>
@@ -23,7 +23,6 @@
 #include <unordered_map>
 #include <vector>
 
-#include "sim/cache/lru.hpp"
 #include "sim/cluster/coordination.hpp"
 #include "sim/cluster/heat_load_balance.hpp"
 #include "sim/cluster/tablet_balancer.hpp"
@@ -228,32 +227,6 @@ struct Simulation::Impl {
 
   policy::Plan* spec_plan_ = nullptr;
 
-  // sim_cache.cpp: cluster.cache and cluster.disk (issue 37). One exact LRU per node, or per
-  // (node, shard) under per_shard, keyed by the partition's token; a miss reserves the node's disk
-  // at its arrival (FIFO, no event) and comes back as a kReplicaArrive with Job::disk_done when the
-  // disk is done. Nothing here runs without a cache (cache_on_ false).
-  bool cache_on_ = false;
-  std::uint32_t cache_per_node_ = 1;      // caches per node: shards_ under per_shard, else 1
-  std::vector<LruCache> caches_;          // node-major
-  std::vector<SimTime> disk_free_;        // per node: when its disk has served every read reserved
-  double disk_fixed_ns_ = 0;              // per disk read: 1 / read_iops
-  double disk_ns_per_byte_ = 0;           // 1 / read_bandwidth
-  std::uint64_t size_seed_ = 0;           // partition sizes: one draw per key from (seed, token)
-  bool size_constant_ = true;
-  Rng disk_rng_;
-  void init_cache();
-  LruCache& cache_of(NodeId n, std::uint32_t shard) {
-    return caches_[static_cast<std::size_t>(n) * cache_per_node_ + (cache_per_node_ > 1 ? shard % cache_per_node_ : 0)];
-  }
-  std::uint32_t partition_bytes(Token t) const;
-  // A replica's read or write of job's partition on node r, before its CPU work: the CPU service
-  // to queue, or a negative value when the job went to the disk (or was dropped) and returns later.
-  double cache_access(std::uint32_t job, NodeId r, bool read, SimTime now);
-  void cache_node_restarted(NodeId n);  // a restart or a kill: the node's caches come back empty
-  // Takes out of each node's disk_busy the reads reserved after now (snapshots count up to now).
-  void cache_trim_snapshot(std::vector<NodeSnapshot>& snaps) const;
-  void cache_collect(RunResult& r) const;  // RunResult::cache (the per-node figures: collect())
-
   // sim_server.cpp
   void on_attempt_arrive(std::uint32_t cr);
   void on_coord_done(std::uint32_t cr);
@@ -262,6 +235,8 @@ struct Simulation::Impl {
   void respond(std::uint32_t cr, bool success, ErrorKind error);
   void release_cr_if_idle(std::uint32_t cr);
   void enqueue_replica(std::uint32_t cr, NodeId replica, SimTime now);
+  // hooks_.replica_service's call (out of line: sim_server.cpp says why).
+  [[gnu::noinline]] double replica_service(std::uint32_t job, NodeId r, bool read, SimTime now);
   void on_hop_done(std::uint32_t job);
   void send_to_replicas(std::uint32_t cr, std::span<const NodeId> targets, std::size_t data_targets = 1);
   void send_phase(std::uint32_t cr);  // LWT: one Paxos round to the serial DC set

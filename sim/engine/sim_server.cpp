@@ -266,6 +266,14 @@ void Simulation::Impl::drop_job(std::uint32_t job) {
   release_cr_if_idle(cr);
 }
 
+// Out of line (as the cache's member call was before it became a strategy), so that the indirect
+// call does not change how enqueue_replica keeps its state in registers: cachegrind, Release,
+// configs/default.json under RANDOM at 50,000 operations, 545.13M instructions with it inline,
+// 544.51M out of line, 545.03M before the move.
+double Simulation::Impl::replica_service(std::uint32_t job, NodeId r, bool read, SimTime now) {
+  return hooks_.replica_service(job, r, read, now);
+}
+
 void Simulation::Impl::enqueue_replica(std::uint32_t job, NodeId r, SimTime now) {
   Job& j = jobs_[job];
   CoordReq& c = crs_[j.cr];
@@ -295,8 +303,8 @@ void Simulation::Impl::enqueue_replica(std::uint32_t job, NodeId r, SimTime now)
     return;
   }
   double service;
-  if (cache_on_) [[unlikely]] {  // cluster.cache (sim_cache.cpp): hit, miss, or parked on the disk
-    service = cache_access(job, r, read, now);
+  if (hooks_.replica_service) [[unlikely]] {  // a mechanism's (hooks.hpp): it may keep the job
+    service = replica_service(job, r, read, now);
     if (service < 0) return;
   } else {
     service = (read ? sc_.nodes.read : sc_.nodes.write).sample_ns(service_rng_);
@@ -441,7 +449,6 @@ void Simulation::Impl::on_fault(std::uint32_t idx) {
   nodes_.set_down(f.node, now_);
   if (f.kind == FaultKind::Kill || f.kind == FaultKind::Restart) {
     close_connections(f.node);  // sim_client.cpp
-    if (cache_on_) cache_node_restarted(f.node);  // its process, so its cache, is gone (sim_cache.cpp)
     hooks_.process_lost.fire(f.node);
   }
 }

@@ -133,7 +133,6 @@ Simulation::Impl::Impl(const Scenario& sc, const PolicyEntry& entry, std::unique
 
   init_tablets();
   result_.timeline.set_nodes(n_);
-  init_cache();  // sim_cache.cpp; nothing without cluster.cache
   policy_->init(view_, policy_rng_);
   rm_on_ = policy_->has_driver_replicas();  // the driver's map is built at init
   if (rm_on_) ops_.add_column(rm_prev_, NodeId{0});
@@ -352,7 +351,8 @@ void Simulation::Impl::open_window() {
   window_start_ = now_;
   snap_start_.clear();
   for (NodeId n = 0; n < n_; ++n) snap_start_.push_back(nodes_.snapshot(n, now_));
-  if (cache_on_) cache_trim_snapshot(snap_start_);
+  for (const auto& m : mechs_)  // after the node snapshots (mechanism.hpp)
+    if (m) m->window_open();
   cpu_busy_start_ = cpu_.busy_until(now_);
   rng_start_ = cpu_.shared_rng_time();
   for (const auto& L : loaders_) {
@@ -383,7 +383,8 @@ void Simulation::Impl::close_window() {
   window_end_ = now_;
   snap_end_.clear();
   for (NodeId n = 0; n < n_; ++n) snap_end_.push_back(nodes_.snapshot(n, now_));
-  if (cache_on_) cache_trim_snapshot(snap_end_);
+  for (const auto& m : mechs_)
+    if (m) m->window_close();
   if (stream_report_) {
     stream_time_end_.clear();
     for (NodeId n = 0; n < n_; ++n) stream_time_end_.push_back(stream_time_at(n, now_));

@@ -1,5 +1,6 @@
 // cluster.cache and cluster.disk (issue 37): the replicas' read caches and the disk that serves
-// their misses. configs/README.md "cluster.cache" gives each parameter's source.
+// their misses, a mechanism of the engine (sim/engine/mechanism.hpp). configs/README.md
+// "cluster.cache" gives each parameter's source.
 //
 // A replica read (data or digest, and the read round of a lightweight transaction) looks its
 // partition up in the cache of the node (per_shard: of the shard owning the token):
@@ -18,9 +19,11 @@
 // A restart or a kill empties the node's caches (its process, and so its memory, is gone).
 #include <algorithm>
 #include <cmath>
+#include <memory>
 
 #include "sim/cluster/routing_key.hpp"
 #include "sim/engine/sim_impl.hpp"
+#include "sim/mech/cache/cache.hpp"
 
 namespace lbsim {
 
@@ -49,35 +52,50 @@ void keys_by_popularity(const KeySpec& spec, F&& f) {
 
 }  // namespace
 
-void Simulation::Impl::init_cache() {
-  const CacheSpec& cs = sc_.nodes.cache;
-  if (!cs.enabled) return;
-  cache_on_ = true;
-  cache_per_node_ = shards_;
-  const auto cap = static_cast<std::uint64_t>(cs.capacity_bytes / cache_per_node_);
-  caches_.reserve(n_ * cache_per_node_);
-  for (std::size_t i = 0; i < n_ * cache_per_node_; ++i) caches_.emplace_back(cap);
-  disk_free_.assign(n_, 0);
-  const DiskSpec& d = sc_.nodes.disk;
-  disk_fixed_ns_ = d.read_iops > 0 ? 1e9 / d.read_iops : 0;
-  disk_ns_per_byte_ = d.read_bandwidth > 0 ? 1e9 / d.read_bandwidth : 0;
-  size_seed_ = root_.fork("partition_size").seed();
-  size_constant_ = cs.partition_size.kind == DistKind::Constant;
-  disk_rng_ = root_.fork("disk");
-  result_.timeline.enable_cache();
-  if (cs.initial != CacheInitial::Warm) return;
-  // Warm: as after a CL ALL read of every key in increasing popularity, each cache holds the keys
-  // its node (shard) replicates, the most popular most recently used, up to its capacity.
+std::unique_ptr<Mechanism> make_cache(CacheDisk::Core& core, std::uint16_t id) {
+  if (!core.sc_.nodes.cache.enabled) return nullptr;
+  return std::make_unique<CacheDisk>(core, id);
+}
+
+CacheDisk::CacheDisk(Core& core, std::uint16_t)
+    : core_(core), cs_(core.sc_.nodes.cache), disk_(core.sc_.nodes.disk), disk_rng_(core.root_.fork("disk")) {
+  per_node_ = core.shards_;
+  const std::size_t nodes = core.n_;
+  const auto cap = static_cast<std::uint64_t>(cs_.capacity_bytes / per_node_);
+  caches_.reserve(nodes * per_node_);
+  for (std::size_t i = 0; i < nodes * per_node_; ++i) caches_.emplace_back(cap);
+  disk_free_.assign(nodes, 0);
+  disk_fixed_ns_ = disk_.read_iops > 0 ? 1e9 / disk_.read_iops : 0;
+  disk_ns_per_byte_ = disk_.read_bandwidth > 0 ? 1e9 / disk_.read_bandwidth : 0;
+  size_seed_ = core.root_.fork("partition_size").seed();
+  size_constant_ = cs_.partition_size.kind == DistKind::Constant;
+  core.result_.timeline.enable_cache();
+  if (cs_.initial == CacheInitial::Warm) warm();
+
+  Hooks& k = core.hooks_;
+  if (k.replica_service) check_fail("replica_service has another owner", 0);
+  k.replica_service = {[](void* s, std::uint32_t job, NodeId r, bool read, SimTime now) {
+                         return static_cast<CacheDisk*>(s)->access(job, r, read, now);
+                       },
+                       this};
+  // Listed before HWLB: its process_lost subscriber sees the cache already empty.
+  k.process_lost.add(this, [](void* s, NodeId n) { static_cast<CacheDisk*>(s)->node_restarted(n); });
+}
+
+// Warm: as after a CL ALL read of every key in increasing popularity, each cache holds the keys
+// its node (shard) replicates, the most popular most recently used, up to its capacity.
+void CacheDisk::warm() {
+  const auto cap = static_cast<std::uint64_t>(cs_.capacity_bytes / per_node_);
   std::vector<std::vector<std::pair<std::uint64_t, std::uint32_t>>> plan(caches_.size());
   std::vector<std::uint64_t> room(caches_.size(), cap);
   std::vector<std::uint8_t> full(caches_.size(), 0);
   std::size_t open = caches_.size();
-  keys_by_popularity(sc_.workload.keys, [&](std::int64_t id) {
+  keys_by_popularity(core_.sc_.workload.keys, [&](std::int64_t id) {
     const Token t = token_of_key_id(id);
     const std::uint32_t bytes = partition_bytes(t);
-    const std::uint32_t shard = cache_per_node_ > 1 ? shard_of_token(t) % cache_per_node_ : 0;
-    for (const NodeId r : ring_.replicas(t, ReplicaOrder::Server)) {
-      const std::size_t c = static_cast<std::size_t>(r) * cache_per_node_ + shard;
+    const std::uint32_t shard = per_node_ > 1 ? core_.shard_of_token(t) % per_node_ : 0;
+    for (const NodeId r : core_.ring_.replicas(t, ReplicaOrder::Server)) {
+      const std::size_t c = static_cast<std::size_t>(r) * per_node_ + shard;
       if (full[c]) continue;
       if (bytes > room[c]) {  // the LRU would evict the more popular keys read before: full
         full[c] = 1;
@@ -95,8 +113,10 @@ void Simulation::Impl::init_cache() {
   }
 }
 
-std::uint32_t Simulation::Impl::partition_bytes(Token t) const {
-  const Dist& d = sc_.nodes.cache.partition_size;
+void CacheDisk::on_event(std::uint16_t sub, std::uint32_t) { check_fail("the cache has no events of its own", sub); }
+
+std::uint32_t CacheDisk::partition_bytes(Token t) const {
+  const Dist& d = cs_.partition_size;
   double v = d.a;
   if (!size_constant_) {
     // One draw per key, from a stream of its own seeded by (run seed, token): the same size at
@@ -108,25 +128,25 @@ std::uint32_t Simulation::Impl::partition_bytes(Token t) const {
   return static_cast<std::uint32_t>(std::clamp(std::round(v), 1.0, 4.0e9));
 }
 
-double Simulation::Impl::cache_access(std::uint32_t job, NodeId r, bool read, SimTime now) {
-  Job& j = jobs_[job];
-  const CoordReq& c = crs_[j.cr];
-  const CacheSpec& cs = sc_.nodes.cache;
+double CacheDisk::access(std::uint32_t job, NodeId r, bool read, SimTime now) {
+  Core& core = core_;
+  auto& j = core.jobs_[job];
+  const auto& c = core.crs_[j.cr];
   if (j.disk_done) {  // back from the disk
-    if (nodes_.went_down(r, j.epoch, now + 1)) {  // its reads were lost with the node
-      drop_job(job);
+    if (core.nodes_.went_down(r, j.epoch, now + 1)) {  // its reads were lost with the node
+      core.drop_job(job);
       return -1;
     }
-    return cs.miss.sample_ns(service_rng_);
+    return cs_.miss.sample_ns(core.service_rng_);
   }
   const auto key = static_cast<std::uint64_t>(c.token);
   LruCache& cache = cache_of(r, j.owner);
   if (!read) {
     // An LWT's prepare and propose rounds write Paxos state; its commit (round 3) the partition.
-    if (cs.writes == CacheWriteRule::Invalidate && (c.kind == OpKind::Write || j.phase == 3)) cache.erase(key);
-    return sc_.nodes.write.sample_ns(service_rng_);
+    if (cs_.writes == CacheWriteRule::Invalidate && (c.kind == OpKind::Write || j.phase == 3)) cache.erase(key);
+    return core.sc_.nodes.write.sample_ns(core.service_rng_);
   }
-  NodeCounters& k = nodes_.counters(r);
+  NodeCounters& k = core.nodes_.counters(r);
   std::uint32_t bytes = 0;
   bool hit;
   if (size_constant_) {
@@ -138,14 +158,14 @@ double Simulation::Impl::cache_access(std::uint32_t job, NodeId r, bool read, Si
     bytes = partition_bytes(c.token);
     hit = cache.access(key, bytes);
   }
-  if (window_open_ && !window_closed_) result_.timeline.record_cache(now - window_start_, r, hit);
+  if (core.window_open_ && !core.window_closed_) core.result_.timeline.record_cache(now - core.window_start_, r, hit);
   if (hit) {
     ++k.cache_hits;
-    return cs.hit.sample_ns(service_rng_);
+    return cs_.hit.sample_ns(core.service_rng_);
   }
   ++k.cache_misses;
-  if (!sc_.nodes.disk.enabled) return cs.miss.sample_ns(service_rng_);
-  const std::uint32_t a = cs.sstables_per_read;
+  if (!disk_.enabled) return cs_.miss.sample_ns(core.service_rng_);
+  const std::uint32_t a = cs_.sstables_per_read;
   const double occupancy = static_cast<double>(a) * (disk_fixed_ns_ + static_cast<double>(bytes) * disk_ns_per_byte_);
   const auto occ = static_cast<SimTime>(occupancy + 0.5);
   SimTime& free = disk_free_[r];
@@ -153,41 +173,47 @@ double Simulation::Impl::cache_access(std::uint32_t job, NodeId r, bool read, Si
   k.disk_reads += a;
   k.disk_busy += occ;
   j.disk_done = true;
-  j.epoch = nodes_.epoch(r);
-  q_.push(free + sc_.nodes.disk.latency.sample(disk_rng_), kReplicaArrive, job);
+  j.epoch = core.nodes_.epoch(r);
+  core.q_.push(free + disk_.latency.sample(disk_rng_), Core::kReplicaArrive, job);
   return -1;
 }
 
-void Simulation::Impl::cache_node_restarted(NodeId n) {
-  for (std::uint32_t s = 0; s < cache_per_node_; ++s) caches_[static_cast<std::size_t>(n) * cache_per_node_ + s].clear();
+void CacheDisk::node_restarted(NodeId n) {
+  for (std::uint32_t s = 0; s < per_node_; ++s) caches_[static_cast<std::size_t>(n) * per_node_ + s].clear();
   // The disk reads it had queued are lost with the process: its queue empties now.
-  if (disk_free_[n] > now_) {
-    nodes_.counters(n).disk_busy -= disk_free_[n] - now_;
-    disk_free_[n] = now_;
+  const SimTime now = core_.now_;
+  if (disk_free_[n] > now) {
+    core_.nodes_.counters(n).disk_busy -= disk_free_[n] - now;
+    disk_free_[n] = now;
   }
 }
 
-void Simulation::Impl::cache_trim_snapshot(std::vector<NodeSnapshot>& snaps) const {
+void CacheDisk::trim_snapshot(std::vector<NodeSnapshot>& snaps) const {
   // A disk is busy without a gap from its last idle instant to disk_free_: the reserved time after
   // now is exactly its tail.
-  for (NodeId n = 0; n < n_; ++n)
-    if (disk_free_[n] > now_) snaps[n].counters.disk_busy -= disk_free_[n] - now_;
+  const SimTime now = core_.now_;
+  for (NodeId n = 0; n < core_.n_; ++n)
+    if (disk_free_[n] > now) snaps[n].counters.disk_busy -= disk_free_[n] - now;
 }
 
-void Simulation::Impl::cache_collect(RunResult& r) const {
+void CacheDisk::window_open() { trim_snapshot(core_.snap_start_); }
+void CacheDisk::window_close() { trim_snapshot(core_.snap_end_); }
+
+void CacheDisk::collect(RunResult& r) const {
+  const std::size_t nodes = core_.n_;
   CacheSummary c;
   const double window_s = static_cast<double>(std::max<SimTime>(r.window, 1)) / 1e9;
   std::uint64_t hits = 0, misses = 0, most = 0;
-  for (NodeId n = 0; n < n_; ++n) {
-    const NodeCounters& a = snap_start_[n].counters;
-    const NodeCounters& b = snap_end_[n].counters;
+  for (NodeId n = 0; n < nodes; ++n) {
+    const NodeCounters& a = core_.snap_start_[n].counters;
+    const NodeCounters& b = core_.snap_end_[n].counters;
     hits += b.cache_hits - a.cache_hits;
     misses += b.cache_misses - a.cache_misses;
     most = std::max(most, b.cache_misses - a.cache_misses);
   }
   c.hit_rate = hits + misses > 0 ? static_cast<double>(hits) / static_cast<double>(hits + misses) : 0.0;
   c.misses_per_s = static_cast<double>(misses) / window_s;
-  c.miss_overcommit = misses > 0 ? static_cast<double>(most) * static_cast<double>(n_) / static_cast<double>(misses) : 0.0;
+  c.miss_overcommit = misses > 0 ? static_cast<double>(most) * static_cast<double>(nodes) / static_cast<double>(misses) : 0.0;
   std::vector<std::uint64_t> keys;
   for (const LruCache& x : caches_) {
     const auto k = x.keys_mru_first();
@@ -198,6 +224,21 @@ void Simulation::Impl::cache_collect(RunResult& r) const {
   c.keys_cached = static_cast<std::uint64_t>(std::unique(keys.begin(), keys.end()) - keys.begin());
   c.copies_per_key = c.keys_cached > 0 ? static_cast<double>(entries) / static_cast<double>(c.keys_cached) : 0.0;
   r.cache = c;
+  // Each node's figures in the window (NodeResult::cache).
+  const double window = static_cast<double>(std::max<SimTime>(r.window, 1));
+  for (NodeId n = 0; n < nodes && n < r.nodes.size(); ++n) {
+    const NodeCounters& a = core_.snap_start_[n].counters;
+    const NodeCounters& b = core_.snap_end_[n].counters;
+    NodeCache nc;
+    nc.hits = b.cache_hits - a.cache_hits;
+    nc.misses = b.cache_misses - a.cache_misses;
+    nc.disk_reads = b.disk_reads - a.disk_reads;
+    const std::uint64_t lookups = nc.hits + nc.misses;
+    nc.hit_rate = lookups > 0 ? static_cast<double>(nc.hits) / static_cast<double>(lookups) : 0.0;
+    nc.misses_per_s = static_cast<double>(nc.misses) / (window / 1e9);
+    nc.disk_utilization = static_cast<double>(b.disk_busy - a.disk_busy) / window;
+    r.nodes[n].cache = nc;
+  }
 }
 
 }  // namespace lbsim
