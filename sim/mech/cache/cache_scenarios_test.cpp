@@ -1,4 +1,4 @@
-// cluster.cache and cluster.disk in the engine (issue 37, sim/engine/sim_cache.cpp): hit and miss
+// cluster.cache and cluster.disk in whole runs (issue 37, sim/mech/cache/cache.cpp): hit and miss
 // counts against small deterministic cases, the disk's FIFO arithmetic, the write rules, the warm
 // and cold starts, restarts, and which replica reads touch the cache.
 #include <gtest/gtest.h>
