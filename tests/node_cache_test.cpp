@@ -416,7 +416,7 @@ TEST(NodeChe, AnalyzeReportsTheCacheOnlyWhenOneIsSet) {
 namespace lbsim {
 namespace {
 
-// The engine's caches (sim/engine/sim_cache.cpp, cluster.cache) against `lbsim analyze`'s per-node
+// The engine's caches (sim/mech/cache/cache.cpp, cluster.cache) against `lbsim analyze`'s per-node
 // Che, on configs/cache-locality.json (6 nodes, RF 3, LOCAL_ONE, 4 shards per node, 60,000 keys of
 // 1 KiB). The engine starts warm with every key its node replicates (cache.initial = warm); a
 // policy that reads only some of them (TOPOLOGICAL) converges to the steady state as its misses

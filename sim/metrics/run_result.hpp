@@ -79,7 +79,7 @@ struct NodeStreaming {
   double received_mb = 0;  // MB the node received
 };
 
-// A node's cache in the window (cluster.cache, issue 37; sim/engine/sim_cache.cpp): replica reads
+// A node's cache in the window (cluster.cache, issue 37; sim/mech/cache/cache.cpp): replica reads
 // (data and digest) that hit or missed, the disk reads of the misses and the disk's occupancy.
 struct NodeCache {
   std::uint64_t hits = 0, misses = 0, disk_reads = 0;
