@@ -1,6 +1,6 @@
 // Warnings for a run that ends before a mechanism has warmed up (issue 44.12): until then it acts on
 // its starting state, not on the run's latencies or hit rates, so a short run understates (or
-// overstates) it. The warm-up times are the engine's (sim/engine/sim_spec_retry.cpp,
+// overstates) it. The warm-up times are the engine's mechanisms' (sim/mech/spec_retry/spec_retry.cpp,
 // sim/mech/snitch/snitch.cpp, sim/mech/hwlb/hwlb.cpp), whose headers give their sources.
 #include <fmt/format.h>
 

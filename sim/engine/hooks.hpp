@@ -75,6 +75,27 @@ struct ReplicaService {
   }
 };
 
+// A read's split between the targets its coordinator sends now and those a mechanism holds back
+// (the coordinators' speculative retry). The core orders `spare` targets more than the CL needs
+// (read_order's order, or its default), except for EACH_QUORUM, whose needs are per DC; the
+// strategy gets the request slot, the CL's need and those targets, and returns how many of the
+// first ones to send now and how many of those get data requests (the rest digests). It sends
+// the others itself, later, or never.
+struct ReadSplit {
+  struct Split {
+    std::size_t send = 0;
+    std::size_t data = 1;
+  };
+  using Fn = Split (*)(void* self, std::uint32_t cr, std::size_t need, std::span<const NodeId> targets);
+  Fn fn = nullptr;
+  void* self = nullptr;
+  std::uint32_t spare = 0;
+  explicit operator bool() const { return fn != nullptr; }
+  Split operator()(std::uint32_t cr, std::size_t need, std::span<const NodeId> targets) const {
+    return fn(self, cr, need, targets);
+  }
+};
+
 struct Hooks {
   // The replica jobs of reads (OpKind::Read; not writes, not LWT rounds), which is all that the
   // read balancers observe; the core tests the kind only when a hook has subscribers.
@@ -104,9 +125,13 @@ struct Hooks {
   HookList<NodeId> connections_closed;
   // - the cluster's STATUS_CHANGE event for a fault on `host` (up or down) reaches it.
   HookList<NodeId, bool> status_event;
+  // A read's coordinator answers its client, now (its request slot; CoordReq::success and error
+  // are set); not when the coordinator went down before answering (no answer leaves it).
+  HookList<std::uint32_t> read_done;
   // Strategies (one owner each; the first mechanism of the list that claims one keeps it).
   ReadOrder read_order;
   ReplicaService replica_service;
+  ReadSplit read_split;
 };
 
 }  // namespace lbsim

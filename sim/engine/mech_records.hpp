@@ -1,6 +1,6 @@
 // The records of the mechanisms still in sim/engine/ (issue 45 moves each to its folder under
-// sim/mech/ with its state): tablets and their migrations and streams, and the coordinators'
-// speculative retry. Simulation::Impl names them with `using`.
+// sim/mech/ with its state): tablets and their migrations and streams, and the drivers'
+// percentile speculative executions. Simulation::Impl names them with `using`.
 #pragma once
 #include <cstdint>
 #include <limits>
@@ -53,16 +53,8 @@ struct TabletCounters {
   std::uint64_t cache_updates = 0; // payloads merged into the driver's cache
 };
 
-// The histogram of a coordinator's read latencies (utils/estimated_histogram.hh in ScyllaDB,
-// EstimatedHistogram / DecayingEstimatedHistogramReservoir in Cassandra: bucket offsets in
-// microseconds growing by 1.2) and the threshold computed from it.
-struct SpecNode {
-  std::vector<double> counts;
-  double total = 0;
-  SimTime threshold = 0;
-  SimTime refreshed = 0;  // ScyllaDB: when last computed; Cassandra: the next periodic update
-  bool computed = false;
-};
+// A percentile speculative execution's timer (pct_timers_, sim_client.cpp): at `at`, operation
+// slot `cr` if it still has generation `gen`.
 struct SpecTimer {
   SimTime at;
   std::uint32_t cr, gen;

@@ -25,7 +25,6 @@ void Simulation::Impl::make_mechanisms() {
 void Simulation::Impl::on_mech(std::uint32_t id) {
   const MechEvent m = mech_events_.take(id);
   switch (m.mech) {
-    case kMechSpecRetry: on_spec_timer(); break;
     case kMechDriverSpec: on_pct_timer(); break;
     case kMechPlacement:
       switch (m.sub) {

@@ -133,7 +133,8 @@ struct ServerRules {
   BalanceGoal tablet_goal = BalanceGoal::Count;
   CandidateRule tablet_candidates = CandidateRule::Random;
   bool tablet_intranode = true;
-  // speculative_retry = 'XXpercentile': how the coordinator keeps its threshold (sim_spec_retry.cpp).
+  // speculative_retry = 'XXpercentile': how the coordinator keeps its threshold
+  // (sim/mech/spec_retry/spec_retry.cpp).
   // ScyllaDB: table::get_coordinator_read_latency_percentile (scylladb/scylladb replica/table.cc,
   // database.cc in older trees) recomputes it on use when more than 1 s has passed, from the
   // table's estimated_coordinator_read histogram (microseconds), truncated to whole ms with a 1 ms

@@ -132,16 +132,6 @@ RunResult Simulation::Impl::collect() {
   if (pct_) r.client.speculative_no_delay = pct_no_delay_;
   if (rm_on_) r.replica_map = ReplicaMapResult{rm_ops_, rm_repeated_, rm_retries_, rm_retries_same_};
   if (!sc_.loaders.empty()) collect_loaders(r);  // the report lists the `clients` only
-  if (spec_mode_ != SpecRetryMode::None) {
-    SpecRetryResult s;
-    s.option = sc_.nodes.speculative_retry.option;
-    s.reads = spec_reads_;
-    for (SpecNode& n : spec_nodes_) {
-      spec_refresh(n);
-      s.threshold_ms.push_back(to_ms(n.threshold));
-    }
-    r.speculative_retry = std::move(s);
-  }
   if (tablets_) {
     TabletResult t;
     t.tablets = tmap_.count();

@@ -42,7 +42,6 @@ EventDigest::Entry Simulation::Impl::digest_entry(const EventQueue::Event& e) co
                                                              "placement.change_done", "placement.stream_chunk",
                                                              "placement.resize_tick"};
       switch (m.mech) {
-        case kMechSpecRetry: d.kind = "spec_retry.timer"; break;
         case kMechDriverSpec: d.kind = "driver_spec.percentile_timer"; break;
         case kMechPlacement: d.kind = m.sub < kPlacement.size() ? kPlacement[m.sub] : "placement.unknown"; break;
         default:

@@ -49,7 +49,7 @@ struct Simulation::Impl {
   // The mechanisms whose events travel as kMech, and their sub-kinds.
   // Mechanisms not yet in sim/mech/ (issue 45) have these ids; those of sim/mech/mechanisms.inc
   // follow, kMechListed + their index in mechs_.
-  enum Mech : std::uint16_t { kMechSpecRetry, kMechDriverSpec, kMechPlacement, kMechListed };
+  enum Mech : std::uint16_t { kMechDriverSpec, kMechPlacement, kMechListed };
   enum PlacementEv : std::uint16_t { kChange, kMigration, kChangeDone, kStreamChunk, kResizeTick };
   MechEvents mech_events_;
   void push_mech(SimTime at, std::uint16_t mech, std::uint16_t sub, std::uint32_t arg) {
@@ -80,7 +80,6 @@ struct Simulation::Impl {
   using Migration = mech_records::Migration;
   using Stream = mech_records::Stream;
   using TabletCounters = mech_records::TabletCounters;
-  using SpecNode = mech_records::SpecNode;
   using SpecTimer = mech_records::SpecTimer;
   // The slabs' records (core_records.hpp).
   using OpExtra = core_records::OpExtra;
@@ -184,23 +183,9 @@ struct Simulation::Impl {
   void drop_cached_entry(std::uint32_t tablet);  // the driver deletes the cache entry covering it
   double tablet_mb() const;                      // one tablet's data (the table's over the count)
 
-  // sim_spec_retry.cpp: cluster.speculative_retry, the coordinators' speculative reads.
-  void init_spec_retry();
-  // Of a read's `nt` targets (its CL's need plus, when there is one, the next replica), the
-  // number to send now; arms the speculation for the last one.
-  std::size_t spec_split(std::uint32_t cr, std::size_t need, std::size_t nt, std::span<const NodeId> targets);
-  SimTime spec_threshold(NodeId coordinator);
-  void spec_refresh(SpecNode& s);
-  void spec_record(const CoordReq& c);
-  void on_spec_timer();
-  SpecRetryMode spec_mode_ = SpecRetryMode::None;
-  std::vector<SpecNode> spec_nodes_;
-  Column<NodeId> spec_extra_;  // per request slot: the replica its speculation reads (percentile modes)
-  std::priority_queue<SpecTimer, std::vector<SpecTimer>, std::greater<SpecTimer>> spec_timers_;
-  SimTime spec_armed_ = std::numeric_limits<SimTime>::max();  // the earliest spec-retry timer event
+  // The drivers' speculative executions (sim_client.cpp).
   Column<NodeId> first_host_;  // per operation slot, with driver speculative executions on
   std::uint64_t speculative_same_host_ = 0;
-  std::uint64_t spec_reads_ = 0;  // speculative reads sent in the whole run (ALWAYS included)
   std::unique_ptr<policy::PlanArena> spec_arena_;  // SpecHostSource::NewPlan's scratch plans
   // speculative.kind "percentile" (Java 3.x PercentileSpeculativeExecutionPolicy): the tracker,
   // the executions' timers, and the executions for which the tracker had no delay yet.

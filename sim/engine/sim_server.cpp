@@ -18,9 +18,8 @@ void Simulation::Impl::respond(std::uint32_t cr, bool success, ErrorKind error) 
   }
   c.success = success;
   c.error = error;
-  if (spec_mode_ == SpecRetryMode::Percentile && c.kind == OpKind::Read &&
-      (success || error == ErrorKind::ReadTimeout)) [[unlikely]]
-    spec_record(c);
+  if (!hooks_.read_done.empty() && c.kind == OpKind::Read) [[unlikely]]
+    hooks_.read_done.fire(cr);
   ++c.pending;
   q_.push(now_ + net_client_cr(c.node, cr), kClientResponse, cr);
   // The answer reaches the client a network hop from now and reads its attempt, written when it
@@ -155,20 +154,16 @@ void Simulation::Impl::on_coord_done(std::uint32_t cr) {
     if (c.kind == OpKind::Write) {
       for (NodeId r : replicas)
         if (live(r) && nt < targets.size()) targets[nt++] = r;
-    } else if (spec_mode_ == SpecRetryMode::None || need.each) {
+    } else if (!hooks_.read_split || need.each) {
       nt = order_reads(need, node, replicas, live, targets);
     } else {
-      // speculative_retry: one replica more than the CL needs, the next of the proximity order
-      // (sim_spec_retry.cpp); EACH_QUORUM is not modelled with it.
+      // A mechanism holds some targets back (hooks.hpp ReadSplit): `spare` more than the CL needs.
       ClNeed more = need;
-      ++more.total;
+      more.total += hooks_.read_split.spare;
       nt = order_reads(more, node, replicas, live, targets);
-      const std::size_t all = nt;
-      nt = spec_split(cr, need.total, nt, std::span<const NodeId>(targets.data(), nt));
-      // ALWAYS sends the spare at once, and both the first target and the spare get data
-      // requests (scylladb/scylladb service/storage_proxy.cc always_speculating_read_executor;
-      // apache/cassandra service/reads/AbstractReadExecutor.java AlwaysSpeculatingReadExecutor).
-      if (spec_mode_ == SpecRetryMode::Always && nt == all && nt > need.total) data_targets = 2;
+      const ReadSplit::Split s = hooks_.read_split(cr, need.total, std::span<const NodeId>(targets.data(), nt));
+      nt = s.send;
+      data_targets = s.data;
     }
     send_to_replicas(cr, std::span<const NodeId>(targets.data(), nt), data_targets);
   }

@@ -88,7 +88,6 @@ Simulation::Impl::Impl(const Scenario& sc, const PolicyEntry& entry, std::unique
   for (std::uint32_t i = 0; i < detections_.size(); ++i)
     if (fixed || !detections_[i].driver) q_.push(detections_[i].at, kDetect, i);
   answers_fixed_ = sc.faults.events.empty() && !sc.changes.any();
-  init_spec_retry();
   if (sc.speculative.enabled && sc.speculative.kind == SpecKind::Percentile) {
     const SpeculativeSpec& s = sc.speculative;
     pct_ = std::make_unique<PercentileTracker>(s.per_host ? n_ : 1, s.percentile, s.min_recorded, s.interval,
