@@ -130,7 +130,7 @@ SimTime SpecRetry::threshold(NodeId coordinator) {
 // A read answered (or timed out) at its coordinator: its latency from the coordinator's start
 // (the deadline's origin) goes into that coordinator's histogram (ScyllaDB
 // table::add_coordinator_read_latency; Cassandra TableMetrics.coordinatorReadLatency). Other
-// errors (Unavailable, a shed request) are not read latencies.
+// errors (Unavailable, Overloaded) are not read latencies.
 void SpecRetry::record(std::uint32_t cr) {
   const Core::CoordReq& c = core_.crs_[cr];
   if (!c.success && c.error != ErrorKind::ReadTimeout) return;
