@@ -20,6 +20,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <set>
@@ -166,6 +167,47 @@ std::string param_name(const ::testing::TestParamInfo<GoldenCase>& i) {
 
 INSTANTIATE_TEST_SUITE_P(Shipped, GoldenScenario, ::testing::ValuesIn(shipped_cases()), param_name);
 INSTANTIATE_TEST_SUITE_P(Mechanism, GoldenScenario, ::testing::ValuesIn(mechanism_cases()), param_name);
+
+// Issue 45, step 5: the request path's bare copy (no hook point, no mechanism's test), which a
+// scenario without mechanisms runs, and the hooked copy give every policy of every shipped
+// scenario (and every mechanism test's scenario that uses none) the same stable report and the
+// same event digest. A scenario with a mechanism runs the hooked copy.
+TEST(RequestPath, BareAndHookedCopiesGiveTheSameReportsAndEvents) {
+  std::size_t bare = 0, hooked = 0;
+  std::vector<GoldenCase> cases = shipped_cases();
+  for (const GoldenCase& c : mechanism_cases()) cases.push_back(c);
+  for (const GoldenCase& c : cases) {
+    const Scenario sc = load_scenario((kSource / c.scenario).string(), c.sets);
+    for (const auto& p : sc.policies) {
+      EventDigest d_auto, d_hooked;
+      RunOptions a;
+      a.digest = &d_auto;
+      const RunResult ra = run_simulation(sc, p, sc.seed, a);
+      if (ra.engine.hooked) {
+        ++hooked;
+        continue;  // it uses a mechanism: the hooked copy is the only right one
+      }
+      ++bare;
+      RunOptions h;
+      h.digest = &d_hooked;
+      h.request_path = RequestPath::Hooked;
+      const RunResult rh = run_simulation(sc, p, sc.seed, h);
+      ASSERT_TRUE(rh.engine.hooked);
+      EXPECT_EQ(report_json_stable(ra).dump(1), report_json_stable(rh).dump(1)) << c.scenario << " / " << p.name;
+      EXPECT_EQ(d_auto.line(), d_hooked.line()) << c.scenario << " / " << p.name;
+      EXPECT_EQ(d_auto.draws_line(), d_hooked.draws_line()) << c.scenario << " / " << p.name;
+    }
+    // The choice itself: default.json uses no mechanism, cache.json the cache and disk.
+    if (c.scenario == "configs/default.json" || c.scenario == "configs/cache.json") {
+      const RunResult r = run_simulation(sc, sc.policies.front(), sc.seed);
+      EXPECT_EQ(r.engine.hooked, c.scenario == "configs/cache.json") << c.scenario;
+    }
+  }
+  // Both copies are exercised by the shipped scenarios (counts of (scenario, policy) runs).
+  EXPECT_GE(bare, 40u);
+  EXPECT_GE(hooked, 40u);
+  std::printf("request path: %zu bare runs compared with the hooked copy, %zu hooked runs\n", bare, hooked);
+}
 
 TEST(GoldenScenarioTable, ListsEveryShippedScenario) {
   std::set<std::string> listed;

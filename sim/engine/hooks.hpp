@@ -132,6 +132,15 @@ struct Hooks {
   ReadOrder read_order;
   ReplicaService replica_service;
   ReadSplit read_split;
+
+  // Subscribers and strategy owners over every hook point (add a new one here): the bare request
+  // path is chosen only when this is 0 (Simulation::Impl::choose_request_path).
+  std::size_t subscribers() const {
+    return read_sent.size() + read_answer.size() + read_answer_unneeded.size() + process_lost.size() +
+           request_written.size() + answer_read.size() + client_timeout.size() + driver_down.size() +
+           connections_closed.size() + status_event.size() + read_done.size() + (read_order ? 1 : 0) +
+           (replica_service ? 1 : 0) + (read_split ? 1 : 0);
+  }
 };
 
 }  // namespace lbsim

@@ -21,6 +21,21 @@ void Simulation::Impl::make_mechanisms() {
     mechs_.push_back(kList[i](*this, static_cast<std::uint16_t>(kMechListed + i)));  // null: not used
 }
 
+// The bare copy of the request path (sim_impl.hpp) runs when the scenario uses no mechanism: none of
+// the list's, and none of those still in the core (the drivers' speculative executions and
+// replica-map counters, tablets and vnode changes). Then no hook point may have a subscriber, since
+// the bare copy would skip it: checked here, once.
+void Simulation::Impl::choose_request_path() {
+  bool any = rm_on_ || sc_.speculative.enabled || tablets_ || vnode_changes_ || streaming_;
+  for (const auto& m : mechs_) any = any || m != nullptr;
+  hooked_ = any;
+  if (hooked_) return;
+  const std::size_t subscribers = hooks_.subscribers();
+  if (subscribers != 0)
+    check_fail("a hook point has a subscriber but no mechanism is on (the bare request path would skip it)",
+               subscribers);
+}
+
 // A mechanism's event: its entry leaves the table before its handler runs (which may push more).
 void Simulation::Impl::on_mech(std::uint32_t id) {
   const MechEvent m = mech_events_.take(id);

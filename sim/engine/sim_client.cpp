@@ -27,6 +27,7 @@ policy::HostId Simulation::Impl::next_host(std::uint32_t id, OpExtra& x, bool sp
   return spec_plan_->next();
 }
 
+template <bool H>
 bool Simulation::Impl::send_attempt(std::uint32_t id, bool first, policy::HostId same, bool speculative) {
   Op& op = ops_[id];
   OpExtra& x = op_extra_[id];
@@ -86,14 +87,14 @@ bool Simulation::Impl::send_attempt(std::uint32_t id, bool first, policy::HostId
   at.sent = sent;
   at.alive = true;
   attempt_live_[a] = at.gen;
-  if (rm_on_) {
+  if (H && rm_on_) {
     if (next_host_retry) {
       ++rm_retries_;
       if (rm_prev_[id] == host) ++rm_retries_same_;
     }
     rm_prev_[id] = host;
   }
-  if (sc_.speculative.enabled) {
+  if (H && sc_.speculative.enabled) {
     if (first) {
       first_host_[id] = host;
     } else if (speculative && first_host_[id] == host) {
@@ -112,7 +113,7 @@ bool Simulation::Impl::send_attempt(std::uint32_t id, bool first, policy::HostId
   }
   timers_[kClientTimeout].push(sent + sc_.timeouts.client, a, at.gen);
   arm(kClientTimeout);
-  hooks_.request_written.fire(host, sent);
+  if (H) hooks_.request_written.fire(host, sent);
 
   const std::uint32_t cr = crs_.alloc();
   CoordReq& c = crs_[cr];
@@ -133,7 +134,7 @@ bool Simulation::Impl::send_attempt(std::uint32_t id, bool first, policy::HostId
 
   // Lightweight transactions are not idempotent: the driver neither speculates nor retries them
   // after a client-side error (Java 3.x: only idempotent statements).
-  if (sc_.speculative.enabled && op.kind != OpKind::Lwt && op.executions <= sc_.speculative.max_speculative) {
+  if (H && sc_.speculative.enabled && op.kind != OpKind::Lwt && op.executions <= sc_.speculative.max_speculative) {
     if (!pct_) {
       timers_[kSpeculative].push(sent + sc_.speculative.delay, id, op.gen);
       arm(kSpeculative);
@@ -239,6 +240,7 @@ void Simulation::Impl::arm(std::uint32_t which) {
   }
 }
 
+template <bool H>
 void Simulation::Impl::end_attempt(std::uint32_t a, ResponseKind kind) {
   Attempt& at = attempts_[a];
   LBSIM_DCHECK(at.alive, "an attempt ended twice");
@@ -254,7 +256,7 @@ void Simulation::Impl::end_attempt(std::uint32_t a, ResponseKind kind) {
   // RequestHandler.SpeculativeExecution onSet / onException / onTimeout) except the fast errors it
   // excludes (PercentileTracker.EXCLUDED_EXCEPTIONS: Unavailable, Overloaded, ...) and the executions
   // cancelled because another one already answered (CancelledSpeculativeExecutionException).
-  if (pct_ && kind != ResponseKind::Unavailable && kind != ResponseKind::Overloaded && !ops_[at.op].done &&
+  if (H && pct_ && kind != ResponseKind::Unavailable && kind != ResponseKind::Overloaded && !ops_[at.op].done &&
       !ops_[at.op].decoding)
     pct_->record(sc_.speculative.per_host ? at.host : 0, now_, now_ - at.sent);
   --ops_[at.op].alive;
@@ -324,6 +326,7 @@ void Simulation::Impl::restart_op(std::uint32_t id) {
   if (!send_attempt(id, true)) fail_or_restart(id, ErrorKind::NoHostAvailable);
 }
 
+template <bool H>
 void Simulation::Impl::on_client_response(std::uint32_t cr) {
   CoordReq& c = crs_[cr];
   LBSIM_DCHECK(c.pending > 0, "coordinator request event count would go negative");
@@ -335,16 +338,16 @@ void Simulation::Impl::on_client_response(std::uint32_t cr) {
   const bool no_data = driver_retry_ && !success && error == ErrorKind::ReadTimeout && c.kind == OpKind::Read &&
                        !c.need_each && c.got >= c.need_total && c.phase == 0;
   const bool current = attempts_[a].gen == c.attempt_gen && attempts_[a].alive;
-  hooks_.answer_read.fire(c.node, !current);  // the connection read something (late: after its client timeout)
-  tablet_learn(cr);  // the driver reads the payload of any answer that reaches it
+  if (H) hooks_.answer_read.fire(c.node, !current);  // the connection read something (late: after its client timeout)
+  if (H) tablet_learn(cr);  // the driver reads the payload of any answer that reaches it
   release_cr_if_idle(cr);
   if (!current) return;  // the attempt already timed out on the client
   const std::uint32_t id = attempts_[a].op;
   const NodeId host = attempts_[a].host;
-  end_attempt(a, success                           ? ResponseKind::Success
-                 : error == ErrorKind::Unavailable ? ResponseKind::Unavailable
-                 : error == ErrorKind::Overloaded  ? ResponseKind::Overloaded
-                                                   : ResponseKind::Timeout);
+  end_attempt<H>(a, success                           ? ResponseKind::Success
+                    : error == ErrorKind::Unavailable ? ResponseKind::Unavailable
+                    : error == ErrorKind::Overloaded  ? ResponseKind::Overloaded
+                                                      : ResponseKind::Timeout);
   Op& op = ops_[id];
   if (op.done) {
     maybe_free_op(id);
@@ -368,17 +371,18 @@ void Simulation::Impl::on_client_response(std::uint32_t cr) {
   // PREFETCHW of it one event ahead made that read hit but not the run faster (issue 14).
   const SimTime end = loader_of(id).cpu->run(now_, op.decode_ns, 0, 0, op.thread);
   if (end == now_) {
-    on_decoded(id);
+    on_decoded<H>(id);
     return;
   }
   op.decoding = true;
   q_.push(end, kDecoded, id);
 }
 
+template <bool H>
 void Simulation::Impl::on_decoded(std::uint32_t id) {
   Op& op = ops_[id];
   op.decoding = false;
-  if (op.answer_success) finish_op(id, true, ErrorKind::Unavailable);
+  if (op.answer_success) finish_op<H>(id, true, ErrorKind::Unavailable);
   else if (op.answer_error == ErrorKind::Unavailable) after_failure(id, op.answer_error, false, true);
   // OVERLOADED / OverloadedException: the Java driver's DefaultRetryPolicy.onRequestError (3.x;
   // 4.x onErrorResponse) tries the next host, for idempotent statements: as a client error here.
@@ -498,5 +502,15 @@ void Simulation::Impl::close_connections(NodeId n) {
     }
   }
 }
+
+// The request path's two copies (sim_impl.hpp, hooked_).
+template bool Simulation::Impl::send_attempt<false>(std::uint32_t, bool, policy::HostId, bool);
+template bool Simulation::Impl::send_attempt<true>(std::uint32_t, bool, policy::HostId, bool);
+template void Simulation::Impl::on_client_response<false>(std::uint32_t);
+template void Simulation::Impl::on_client_response<true>(std::uint32_t);
+template void Simulation::Impl::end_attempt<false>(std::uint32_t, ResponseKind);
+template void Simulation::Impl::end_attempt<true>(std::uint32_t, ResponseKind);
+template void Simulation::Impl::on_decoded<false>(std::uint32_t);
+template void Simulation::Impl::on_decoded<true>(std::uint32_t);
 
 }  // namespace lbsim

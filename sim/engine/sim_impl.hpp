@@ -95,14 +95,22 @@ struct Simulation::Impl {
 
   // simulation.cpp
   RunResult run(const RunOptions& options);
-  template <bool kDigest>
+  // The request path is compiled twice (issue 45): H false, the bare copy, with no hook point and no
+  // mechanism's test, chosen at construction (hooked_) when the scenario uses no mechanism; H true,
+  // the hooked copy, which tests each hook point's list. The templates below default to the hooked
+  // copy, which is right for every scenario: the paths off the hot one (retries, timers, faults,
+  // the mechanisms' calls into the core) use it.
+  bool hooked_ = true;
+  void choose_request_path();  // mechanisms.cpp
+  template <bool kDigest, bool H>
   std::uint64_t event_loop(const RunOptions& options, std::chrono::steady_clock::time_point wall0);
   // Inlined into both copies of the event loop, as into the one loop before the digest's copy.
+  template <bool H>
   [[gnu::always_inline]] inline void dispatch(const EventQueue::Event& e);
-  void start_op(std::uint32_t thread, std::uint32_t loader = 0);  // loader: an open-loop arrival's
+  template <bool H = true> void start_op(std::uint32_t thread, std::uint32_t loader = 0);  // loader: an open-loop arrival's
   // The workload's next operation (OpGenerator::next) and, with draws ahead, its range.
   bool next_draw(OpDraw& d, std::uint32_t& range);
-  void finish_op(std::uint32_t op, bool success, ErrorKind error);
+  template <bool H = true> void finish_op(std::uint32_t op, bool success, ErrorKind error);
   void maybe_free_op(std::uint32_t op);
   void open_window();
   void close_window();
@@ -120,11 +128,11 @@ struct Simulation::Impl {
   // sim_client.cpp
   // false: the plan is exhausted. `same`: a retry on that host first (a driver's RETRY_SAME).
   // `speculative`: a speculative execution (SpeculativeSpec::host).
-  bool send_attempt(std::uint32_t op, bool first, policy::HostId same = policy::kNoHost, bool speculative = false);
+  template <bool H = true> bool send_attempt(std::uint32_t op, bool first, policy::HostId same = policy::kNoHost, bool speculative = false);
   policy::HostId next_host(std::uint32_t id, OpExtra& x, bool speculative, bool& fresh);
-  void on_client_response(std::uint32_t cr);
+  template <bool H = true> void on_client_response(std::uint32_t cr);
   void on_timer(std::uint32_t which);
-  void end_attempt(std::uint32_t a, policy::ResponseKind kind);
+  template <bool H = true> void end_attempt(std::uint32_t a, policy::ResponseKind kind);
   void after_failure(std::uint32_t op, ErrorKind error, bool retryable, bool unavailable);
   void fail_or_restart(std::uint32_t op, ErrorKind error);  // cassandra-stress -errors retries=N
   void restart_op(std::uint32_t op);
@@ -133,7 +141,7 @@ struct Simulation::Impl {
   }
   void arm(std::uint32_t which);
   bool timer_live(std::uint32_t which, const DeadlineFifo::Entry& e) const;
-  void on_decoded(std::uint32_t op);
+  template <bool H = true> void on_decoded(std::uint32_t op);
   void mark_sent(NodeId host, std::uint32_t shard, std::uint32_t loader);
   void drain_sends();  // attempts whose send time has come count as in flight
 
@@ -203,28 +211,28 @@ struct Simulation::Impl {
   void speculate(std::uint32_t id, std::uint32_t gen);
 
   // A read's targets: a mechanism's read_order strategy (hooks.hpp), else the core's default.
-  template <class Up>
+  template <bool H, class Up>
   std::size_t order_reads(const ClNeed& need, NodeId node, std::span<const NodeId> replicas, Up& up,
                           std::span<NodeId> out) {
-    if (hooks_.read_order) return hooks_.read_order(need, node, replicas, out);
+    if (H && hooks_.read_order) return hooks_.read_order(need, node, replicas, out);
     return read_targets(need, topo_, node, replicas, up, out, read_shuffle_);
   }
 
   policy::Plan* spec_plan_ = nullptr;
 
   // sim_server.cpp
-  void on_attempt_arrive(std::uint32_t cr);
-  void on_coord_done(std::uint32_t cr);
-  void on_replica_arrive(std::uint32_t job);
-  void on_replica_done(std::uint32_t job);
-  void respond(std::uint32_t cr, bool success, ErrorKind error);
+  template <bool H = true> void on_attempt_arrive(std::uint32_t cr);
+  template <bool H = true> void on_coord_done(std::uint32_t cr);
+  template <bool H = true> void on_replica_arrive(std::uint32_t job);
+  template <bool H = true> void on_replica_done(std::uint32_t job);
+  template <bool H = true> void respond(std::uint32_t cr, bool success, ErrorKind error);
   void release_cr_if_idle(std::uint32_t cr);
-  void enqueue_replica(std::uint32_t cr, NodeId replica, SimTime now);
+  template <bool H = true> void enqueue_replica(std::uint32_t cr, NodeId replica, SimTime now);
   // hooks_.replica_service's call (out of line: sim_server.cpp says why).
   [[gnu::noinline]] double replica_service(std::uint32_t job, NodeId r, bool read, SimTime now);
-  void on_hop_done(std::uint32_t job);
-  void send_to_replicas(std::uint32_t cr, std::span<const NodeId> targets, std::size_t data_targets = 1);
-  void send_phase(std::uint32_t cr);  // LWT: one Paxos round to the serial DC set
+  template <bool H = true> void on_hop_done(std::uint32_t job);
+  template <bool H = true> void send_to_replicas(std::uint32_t cr, std::span<const NodeId> targets, std::size_t data_targets = 1);
+  template <bool H = true> void send_phase(std::uint32_t cr);  // LWT: one Paxos round to the serial DC set
   void drop_job(std::uint32_t job);
   // False when replica `r`'s answer, arriving at `at`, cannot change anything: earlier answers
   // already scheduled will have met the CL (or the request ended) by then. Needed answers are

@@ -9,6 +9,7 @@ void Simulation::Impl::release_cr_if_idle(std::uint32_t cr) {
   if (c.done && c.pending == 0 && c.outstanding == 0) crs_.release(cr);
 }
 
+template <bool H>
 void Simulation::Impl::respond(std::uint32_t cr, bool success, ErrorKind error) {
   CoordReq& c = crs_[cr];
   mark_cr_done(c, cr);
@@ -18,7 +19,7 @@ void Simulation::Impl::respond(std::uint32_t cr, bool success, ErrorKind error) 
   }
   c.success = success;
   c.error = error;
-  if (!hooks_.read_done.empty() && c.kind == OpKind::Read) [[unlikely]]
+  if (H && !hooks_.read_done.empty() && c.kind == OpKind::Read) [[unlikely]]
     hooks_.read_done.fire(cr);
   ++c.pending;
   q_.push(now_ + net_client_cr(c.node, cr), kClientResponse, cr);
@@ -33,6 +34,7 @@ void Simulation::Impl::respond(std::uint32_t cr, bool success, ErrorKind error) 
   }
 }
 
+template <bool H>
 void Simulation::Impl::on_attempt_arrive(std::uint32_t cr) {
   CoordReq& c = crs_[cr];
   LBSIM_DCHECK(c.pending > 0, "coordinator request event count would go negative");
@@ -61,7 +63,7 @@ void Simulation::Impl::on_attempt_arrive(std::uint32_t cr) {
     std::uint32_t& held = admitted_[lane(node, c.shard)];
     if (held >= sc_.nodes.max_requests_per_shard) {
       ++nodes_.counters(node).dropped_coordinator;
-      respond(cr, false, ErrorKind::Overloaded);
+      respond<H>(cr, false, ErrorKind::Overloaded);
       return;
     }
     ++held;
@@ -71,7 +73,7 @@ void Simulation::Impl::on_attempt_arrive(std::uint32_t cr) {
   const SimTime timeout = request_timeout(c.kind);
   if (sc_.nodes.coordinator.is_zero()) {
     c.deadline = now_ + timeout;  // arrival and dequeue coincide
-    on_coord_done(cr);
+    on_coord_done<H>(cr);
     return;
   }
   // The deadline is fixed here, once (ServerRules::coordinator_clock): at arrival, or at the start
@@ -101,6 +103,7 @@ void Simulation::Impl::on_attempt_arrive(std::uint32_t cr) {
   q_.push_lane(lane(node, c.shard), end, kCoordDone, cr);
 }
 
+template <bool H>
 void Simulation::Impl::on_coord_done(std::uint32_t cr) {
   CoordReq& c = crs_[cr];
   LBSIM_DCHECK(c.pending > 0, "coordinator request event count would go negative");
@@ -116,17 +119,17 @@ void Simulation::Impl::on_coord_done(std::uint32_t cr) {
     return;
   }
   if (c.shed) {  // dropped unexecuted: the error chosen when it was dropped
-    respond(cr, false, c.error);
+    respond<H>(cr, false, c.error);
     return;
   }
   if (now_ >= c.deadline) {  // the coordinator's own work outlasted the timeout
-    respond(cr, false, timeout_error(c.kind));
+    respond<H>(cr, false, timeout_error(c.kind));
     return;
   }
-  tablet_route(cr);
+  if (H) tablet_route(cr);  // tablets only
   // With vnode topology changes the ring may have changed since the driver planned: the range is
   // the coordinator's.
-  if (vnode_changes_) c.range = static_cast<std::uint32_t>(sring_->range_index(c.token));
+  if (H && vnode_changes_) c.range = static_cast<std::uint32_t>(sring_->range_index(c.token));
   std::array<NodeId, 64> rbuf;  // written before read; not zeroed (a 256-byte store per request)
   std::uint32_t pending = 0;
   const auto replicas = server_replicas(c.range, c.token, c.kind == OpKind::Read, rbuf, pending);
@@ -138,7 +141,7 @@ void Simulation::Impl::on_coord_done(std::uint32_t cr) {
   store_need(cr, need);
   auto live = [this](NodeId r) { return server_up_[r] != 0; };
   if (!cl_available(need, topo_, local, replicas, live)) {
-    respond(cr, false, ErrorKind::Unavailable);
+    respond<H>(cr, false, ErrorKind::Unavailable);
     return;
   }
 
@@ -146,7 +149,7 @@ void Simulation::Impl::on_coord_done(std::uint32_t cr) {
   if (!timer_at_arrival_) timers_[timer].push(c.deadline, cr, c.gen);
   if (c.kind == OpKind::Lwt) {
     c.phase = 0;
-    send_phase(cr);
+    send_phase<H>(cr);
   } else {
     // Targets: writes go to every live replica; reads to as many as the CL needs, closest first.
     std::array<NodeId, 64> targets;  // written before read
@@ -154,22 +157,23 @@ void Simulation::Impl::on_coord_done(std::uint32_t cr) {
     if (c.kind == OpKind::Write) {
       for (NodeId r : replicas)
         if (live(r) && nt < targets.size()) targets[nt++] = r;
-    } else if (!hooks_.read_split || need.each) {
-      nt = order_reads(need, node, replicas, live, targets);
+    } else if (!H || !hooks_.read_split || need.each) {
+      nt = order_reads<H>(need, node, replicas, live, targets);
     } else {
       // A mechanism holds some targets back (hooks.hpp ReadSplit): `spare` more than the CL needs.
       ClNeed more = need;
       more.total += hooks_.read_split.spare;
-      nt = order_reads(more, node, replicas, live, targets);
+      nt = order_reads<H>(more, node, replicas, live, targets);
       const ReadSplit::Split s = hooks_.read_split(cr, need.total, std::span<const NodeId>(targets.data(), nt));
       nt = s.send;
       data_targets = s.data;
     }
-    send_to_replicas(cr, std::span<const NodeId>(targets.data(), nt), data_targets);
+    send_to_replicas<H>(cr, std::span<const NodeId>(targets.data(), nt), data_targets);
   }
   arm(timer);
 }
 
+template <bool H>
 void Simulation::Impl::send_to_replicas(std::uint32_t cr, std::span<const NodeId> targets, std::size_t data_targets) {
   // Replica work is owned by the token's shard. It arrives on the coordinator's shard when local,
   // and on the sender's shard number when remote (rpc_on_sender_shard); a different arrival shard
@@ -192,8 +196,8 @@ void Simulation::Impl::send_to_replicas(std::uint32_t cr, std::span<const NodeId
     // The work's expiry (ServerRules::replica_clock) while it waits; receipt clocks set it on arrival.
     j.end = rules_.replica_clock == ReplicaClock::Sent ? now_ + request_timeout(crs_[cr].kind) : crs_[cr].deadline;
     ++crs_[cr].outstanding;
-    if (!hooks_.read_sent.empty() && crs_[cr].kind == OpKind::Read) hooks_.read_sent.fire(job);
-    if (r == node) enqueue_replica(job, r, now_);
+    if (H && !hooks_.read_sent.empty() && crs_[cr].kind == OpKind::Read) hooks_.read_sent.fire(job);
+    if (r == node) enqueue_replica<H>(job, r, now_);
     else q_.push(now_ + net(node, r), kReplicaArrive, job);
   }
 }
@@ -204,11 +208,12 @@ void Simulation::Impl::send_to_replicas(std::uint32_t cr, std::span<const NodeId
 // set before the next starts. Prepare, propose and commit are writes at the replica (the Paxos
 // state and then the mutation), the read round a read. Contention between transactions on one
 // partition (ballot conflicts, retries) is not modelled.
+template <bool H>
 void Simulation::Impl::send_phase(std::uint32_t cr) {
   CoordReq& c = crs_[cr];
   c.got = 0;
   // The ring may have switched since the previous Paxos round (vnode topology changes).
-  if (vnode_changes_) c.range = static_cast<std::uint32_t>(sring_->range_index(c.token));
+  if (H && vnode_changes_) c.range = static_cast<std::uint32_t>(sring_->range_index(c.token));
   std::array<NodeId, 64> rbuf;  // written before read; not zeroed (a 256-byte store per request)
   std::uint32_t pending = 0;
   const auto replicas = server_replicas(c.range, c.token, c.phase == 1, rbuf, pending);
@@ -222,7 +227,7 @@ void Simulation::Impl::send_phase(std::uint32_t cr) {
   std::size_t nt = 0;
   for (NodeId r : replicas)
     if (server_up_[r] != 0 && (!local_only || topo_.node_dc[r] == local) && nt < targets.size()) targets[nt++] = r;
-  send_to_replicas(cr, std::span<const NodeId>(targets.data(), nt));
+  send_to_replicas<H>(cr, std::span<const NodeId>(targets.data(), nt));
 }
 
 // Each live pending replica (a tablet moving, a vnode range changing hands) adds one to the
@@ -269,6 +274,7 @@ double Simulation::Impl::replica_service(std::uint32_t job, NodeId r, bool read,
   return hooks_.replica_service(job, r, read, now);
 }
 
+template <bool H>
 void Simulation::Impl::enqueue_replica(std::uint32_t job, NodeId r, SimTime now) {
   Job& j = jobs_[job];
   CoordReq& c = crs_[j.cr];
@@ -292,13 +298,13 @@ void Simulation::Impl::enqueue_replica(std::uint32_t job, NodeId r, SimTime now)
     }
     j.hopped = true;
     ++node_hops_[r];
-    if (tablets_ && window_open_ && !window_closed_) result_.timeline.record_hop(now_ - window_start_);
+    if (H && tablets_ && window_open_ && !window_closed_) result_.timeline.record_hop(now_ - window_start_);
     if (!shard_counts_.empty()) ++shard_counts_[r * shards_ + j.arrival].hops;
     q_.push(handed + sc_.nodes.cross_shard_latency.sample(net_rng_), kHopDone, job);
     return;
   }
   double service;
-  if (hooks_.replica_service) [[unlikely]] {  // a mechanism's (hooks.hpp): it may keep the job
+  if (H && hooks_.replica_service) [[unlikely]] {  // a mechanism's (hooks.hpp): it may keep the job
     service = replica_service(job, r, read, now);
     if (service < 0) return;
   } else {
@@ -317,16 +323,16 @@ void Simulation::Impl::enqueue_replica(std::uint32_t job, NodeId r, SimTime now)
   ++(read ? k.replica_reads : k.replica_writes);
   if (!shard_counts_.empty()) ++shard_counts_[r * shards_ + j.owner].replica;
   if (r == c.node) {
-    if (!hooks_.read_answer.empty() && c.kind == OpKind::Read) hooks_.read_answer.fire(job, c.node, r, j.end);
+    if (H && !hooks_.read_answer.empty() && c.kind == OpKind::Read) hooks_.read_answer.fire(job, c.node, r, j.end);
     if (answer_needed(c, r, j.end)) q_.push_lane(lane(r, j.owner), j.end, kReplicaDone, job);
     else drop_job(job);
   } else if (c.done) {
     // The answer is no longer needed: the replica still does the work, no response event.
-    if (!hooks_.read_answer_unneeded.empty() && c.kind == OpKind::Read) hooks_.read_answer_unneeded.fire(job);
+    if (H && !hooks_.read_answer_unneeded.empty() && c.kind == OpKind::Read) hooks_.read_answer_unneeded.fire(job);
     drop_job(job);
   } else {
     const SimTime at = j.end + net(r, c.node);  // drawn either way: the network stream's order holds
-    if (!hooks_.read_answer.empty() && c.kind == OpKind::Read) hooks_.read_answer.fire(job, c.node, r, at);
+    if (H && !hooks_.read_answer.empty() && c.kind == OpKind::Read) hooks_.read_answer.fire(job, c.node, r, at);
     if (answer_needed(c, r, at)) {
       // The server's own lane holds its completions; its answers to other coordinators take a
       // second one: their times are its completion times plus a network hop, nearly in order, and
@@ -365,15 +371,17 @@ bool Simulation::Impl::answer_needed(CoordReq& c, NodeId r, SimTime at) {
   return true;
 }
 
+template <bool H>
 void Simulation::Impl::on_hop_done(std::uint32_t job) {
   const Job& j = jobs_[job];
   if (!nodes_.up(j.node) || nodes_.went_down(j.node, j.epoch, now_ + 1)) {
     drop_job(job);  // lost with the node's queues
     return;
   }
-  enqueue_replica(job, j.node, now_);
+  enqueue_replica<H>(job, j.node, now_);
 }
 
+template <bool H>
 void Simulation::Impl::on_replica_arrive(std::uint32_t job) {
   const NodeId r = jobs_[job].node;
   if (!nodes_.up(r)) {
@@ -384,9 +392,10 @@ void Simulation::Impl::on_replica_arrive(std::uint32_t job) {
     q_.push(until, kReplicaArrive, job);
     return;
   }
-  enqueue_replica(job, r, now_);
+  enqueue_replica<H>(job, r, now_);
 }
 
+template <bool H>
 void Simulation::Impl::on_replica_done(std::uint32_t job) {
   const Job j = jobs_[job];
   CoordReq& c = crs_[j.cr];
@@ -420,15 +429,15 @@ void Simulation::Impl::on_replica_done(std::uint32_t job) {
     }
     if (met && c.kind == OpKind::Lwt && c.phase < 3) {
       ++c.phase;  // the next Paxos round
-      send_phase(j.cr);
+      send_phase<H>(j.cr);
       release_cr_if_idle(j.cr);
       return;
     }
     if (met) {
       // An answer after the deadline does not count: the timeout error went, or goes, first (a
       // timer whose FIFO holds an earlier-armed later deadline can fire late).
-      if (now_ > c.deadline) respond(j.cr, false, timeout_error(c.kind));
-      else respond(j.cr, true, ErrorKind::Unavailable);
+      if (now_ > c.deadline) respond<H>(j.cr, false, timeout_error(c.kind));
+      else respond<H>(j.cr, true, ErrorKind::Unavailable);
       return;
     }
   }
@@ -471,5 +480,25 @@ void Simulation::Impl::on_detect(std::uint32_t idx) {
   };
   for (const auto& L : loaders_) learn(*L->view, *L->policy);  // every loader's driver at the same time
 }
+
+// The request path's two copies (sim_impl.hpp, hooked_).
+template void Simulation::Impl::respond<false>(std::uint32_t, bool, ErrorKind);
+template void Simulation::Impl::respond<true>(std::uint32_t, bool, ErrorKind);
+template void Simulation::Impl::on_attempt_arrive<false>(std::uint32_t);
+template void Simulation::Impl::on_attempt_arrive<true>(std::uint32_t);
+template void Simulation::Impl::on_coord_done<false>(std::uint32_t);
+template void Simulation::Impl::on_coord_done<true>(std::uint32_t);
+template void Simulation::Impl::send_to_replicas<false>(std::uint32_t, std::span<const NodeId>, std::size_t);
+template void Simulation::Impl::send_to_replicas<true>(std::uint32_t, std::span<const NodeId>, std::size_t);
+template void Simulation::Impl::send_phase<false>(std::uint32_t);
+template void Simulation::Impl::send_phase<true>(std::uint32_t);
+template void Simulation::Impl::enqueue_replica<false>(std::uint32_t, NodeId, SimTime);
+template void Simulation::Impl::enqueue_replica<true>(std::uint32_t, NodeId, SimTime);
+template void Simulation::Impl::on_hop_done<false>(std::uint32_t);
+template void Simulation::Impl::on_hop_done<true>(std::uint32_t);
+template void Simulation::Impl::on_replica_arrive<false>(std::uint32_t);
+template void Simulation::Impl::on_replica_arrive<true>(std::uint32_t);
+template void Simulation::Impl::on_replica_done<false>(std::uint32_t);
+template void Simulation::Impl::on_replica_done<true>(std::uint32_t);
 
 }  // namespace lbsim

@@ -137,7 +137,8 @@ Simulation::Impl::Impl(const Scenario& sc, const PolicyEntry& entry, std::unique
   if (rm_on_) ops_.add_column(rm_prev_, NodeId{0});
   exact_in_flight_ = policy_->reads_in_flight();
   init_loaders();  // sim_loaders.cpp: loader 0 always exists
-  make_mechanisms();  // sim/mech/mechanisms.inc: state and hooks (no event, no draw until start())
+  make_mechanisms();  // sim/mech/mechanisms.inc: state and hooks (no draw until start())
+  choose_request_path();
 }
 
 bool Simulation::Impl::may_issue() const {
@@ -166,6 +167,7 @@ void Simulation::Impl::schedule_next_arrival(std::uint32_t loader) {
   q_.push(at, kArrival, loader);
 }
 
+template <bool H>
 void Simulation::Impl::start_op(std::uint32_t thread, std::uint32_t loader) {
   if (!may_issue()) return;
   OpDraw d;
@@ -190,7 +192,7 @@ void Simulation::Impl::start_op(std::uint32_t thread, std::uint32_t loader) {
     ++L.in_flight;
     ops_[op].start = now_;
     ops_[op].kind = d.op;
-    finish_op(op, false, ErrorKind::ClientBusy);
+    finish_op<H>(op, false, ErrorKind::ClientBusy);
     return;
   }
   const std::uint32_t id = ops_.alloc();
@@ -202,7 +204,7 @@ void Simulation::Impl::start_op(std::uint32_t thread, std::uint32_t loader) {
     LBSIM_DCHECK(range == dring_->range_index(d.token), "an operation's range found ahead is not its range");
     op.range = range;
   } else {
-    op.range = static_cast<std::uint32_t>(tablets_ ? tablet_index(d.token, tmap_.log2_count()) : dring_->range_index(d.token));
+    op.range = static_cast<std::uint32_t>(H && tablets_ ? tablet_index(d.token, tmap_.log2_count()) : dring_->range_index(d.token));
   }
   op.thread = thread;
   op.rows = d.rows;
@@ -219,7 +221,7 @@ void Simulation::Impl::start_op(std::uint32_t thread, std::uint32_t loader) {
   ++L.in_flight;
   x.rnd.rebind(*L.plan_rng);  // the loader's plan stream
   op.plan = L.policy->new_plan(request_of(op), x.rnd, x.arena);
-  if (rm_on_ && op.routed && L.policy->has_driver_replicas()) {  // replica_source names a driver's map: does its list repeat a host?
+  if (H && rm_on_ && op.routed && L.policy->has_driver_replicas()) {  // replica_source names a driver's map: does its list repeat a host?
     const std::span<const NodeId> l = L.policy->driver_replicas(op.token);
     ++rm_ops_;
     bool repeat = false;
@@ -231,7 +233,7 @@ void Simulation::Impl::start_op(std::uint32_t thread, std::uint32_t loader) {
         }
     if (repeat) ++rm_repeated_;
   }
-  if (!send_attempt(id, true)) finish_op(id, false, ErrorKind::NoHostAvailable);
+  if (!send_attempt<H>(id, true)) finish_op<H>(id, false, ErrorKind::NoHostAvailable);
 }
 
 policy::Request Simulation::Impl::request_of(Op& op) {
@@ -283,6 +285,7 @@ void Simulation::Impl::maybe_free_op(std::uint32_t id) {
   if (op.done && op.alive == 0) ops_.release(id);
 }
 
+template <bool H>
 void Simulation::Impl::finish_op(std::uint32_t id, bool success, ErrorKind error) {
   Op& op = ops_[id];
   LBSIM_DCHECK(!op.done, "an operation ended twice");
@@ -334,7 +337,7 @@ void Simulation::Impl::finish_op(std::uint32_t id, bool success, ErrorKind error
       // finish_op, which starts the next).
       if (start_depth_ < kMaxStartDepth) {
         ++start_depth_;
-        start_op(thread);
+        start_op<H>(thread);
         --start_depth_;
       } else {
         q_.push(now_, kOpStart, thread);
@@ -415,25 +418,26 @@ void Simulation::Impl::close_window() {
   LBSIM_DCHECK(result_.latency.count() == result_.measured_ops(), "the merged latency histogram lost operations");
 }
 
+template <bool H>
 inline void Simulation::Impl::dispatch(const EventQueue::Event& e) {
   const std::uint32_t id = e.id();
   if (next_send_ <= now_) drain_sends();
   switch (e.type()) {
-    case kOpStart: start_op(id); break;
+    case kOpStart: start_op<H>(id); break;
     case kArrival:  // loader id's arrival process
-      start_op(kOpenLoop, id);
+      start_op<H>(kOpenLoop, id);
       schedule_next_arrival(id);
       break;
-    case kAttemptArrive: on_attempt_arrive(id); break;
-    case kCoordDone: on_coord_done(id); break;
-    case kReplicaArrive: on_replica_arrive(id); break;
-    case kReplicaDone: on_replica_done(id); break;
-    case kClientResponse: on_client_response(id); break;
+    case kAttemptArrive: on_attempt_arrive<H>(id); break;
+    case kCoordDone: on_coord_done<H>(id); break;
+    case kReplicaArrive: on_replica_arrive<H>(id); break;
+    case kReplicaDone: on_replica_done<H>(id); break;
+    case kClientResponse: on_client_response<H>(id); break;
     case kTimer: on_timer(id); break;
     case kFault: on_fault(id); break;
     case kDetect: on_detect(id); break;
-    case kDecoded: on_decoded(id); break;
-    case kHopDone: on_hop_done(id); break;
+    case kDecoded: on_decoded<H>(id); break;
+    case kHopDone: on_hop_done<H>(id); break;
     case kMech: on_mech(id); break;
     case kWindow:
       if (id == 0) {
@@ -450,7 +454,7 @@ inline void Simulation::Impl::dispatch(const EventQueue::Event& e) {
 
 // The event loop of run(): pops and dispatches until the run is over, polling cancellation and
 // reporting progress; with kDigest every popped event is added to options.digest first.
-template <bool kDigest>
+template <bool kDigest, bool H>
 std::uint64_t Simulation::Impl::event_loop(const RunOptions& options, std::chrono::steady_clock::time_point wall0) {
   const WorkloadSpec& w = sc_.workload;
   std::uint64_t events = 0;
@@ -484,7 +488,7 @@ std::uint64_t Simulation::Impl::event_loop(const RunOptions& options, std::chron
         }
       }
     }
-    dispatch(e);
+    dispatch<H>(e);
 #if defined(LBSIM_DEBUG_CHECKS) && LBSIM_DEBUG_CHECKS
     // The scans cost O(slab sizes). Early in the run they follow every event while the operation
     // and request slabs hold fewer than 256 slots together, else every (slots / 256 + 1)th event:
@@ -530,9 +534,13 @@ RunResult Simulation::Impl::run(const RunOptions& options) {
   for (const auto& m : mechs_)  // the mechanisms' first events, in the list's order
     if (m) m->start();
   for (std::uint32_t l = 0; l < loaders_.size() && !finished_all_; ++l) start_loader_arrivals(l);
-  // The loop is compiled twice: with the opt-in event digest (RunOptions::digest) and without,
-  // so that a run without it pays nothing for it.
-  const std::uint64_t events = options.digest ? event_loop<true>(options, wall0) : event_loop<false>(options, wall0);
+  // The loop is compiled four times: with the opt-in event digest (RunOptions::digest) and without,
+  // so that a run without it pays nothing for it, each over the bare or the hooked request path
+  // (hooked_; RunOptions::request_path forces the hooked one).
+  const bool hooked = hooked_ || options.request_path == RequestPath::Hooked;
+  std::uint64_t events = 0;
+  if (options.digest) events = hooked ? event_loop<true, true>(options, wall0) : event_loop<true, false>(options, wall0);
+  else events = hooked ? event_loop<false, true>(options, wall0) : event_loop<false, false>(options, wall0);
   if (!window_closed_) close_window();
   if (options.digest) digest_draws(*options.digest);
 #if defined(LBSIM_DEBUG_CHECKS) && LBSIM_DEBUG_CHECKS
@@ -549,6 +557,7 @@ RunResult Simulation::Impl::run(const RunOptions& options) {
   r.engine.ns_per_op = finished_ ? wall * 1e9 / static_cast<double>(finished_) : 0;
   r.engine.peak_rss_mb = peak_rss_mb();
   r.engine.draw_ahead = lookahead_;
+  r.engine.hooked = hooked;
   return r;
 }
 
@@ -568,5 +577,11 @@ RunResult run_simulation(const Scenario& scenario, const PolicyEntry& entry, std
   Simulation sim(scenario, entry, std::move(pol), seed);
   return sim.run(options);
 }
+
+// The request path's two copies (sim_impl.hpp, hooked_).
+template void Simulation::Impl::start_op<false>(std::uint32_t, std::uint32_t);
+template void Simulation::Impl::start_op<true>(std::uint32_t, std::uint32_t);
+template void Simulation::Impl::finish_op<false>(std::uint32_t, bool, ErrorKind);
+template void Simulation::Impl::finish_op<true>(std::uint32_t, bool, ErrorKind);
 
 }  // namespace lbsim

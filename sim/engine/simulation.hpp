@@ -48,10 +48,16 @@ struct Progress {
 // tests force it On and Off to check that.
 enum class DrawAhead : std::uint8_t { Auto, On, Off };
 
+// Which copy of the request path a run takes (Simulation::Impl::hooked_, issue 45): Auto the bare
+// one when the scenario uses no mechanism, else the hooked one; Hooked forces the hooked one, for
+// the test that both give the same report.
+enum class RequestPath : std::uint8_t { Auto, Hooked };
+
 struct RunOptions {
   const std::atomic<bool>* cancel = nullptr;             // polled; a cancelled run throws Cancelled
   std::function<void(const Progress&)> progress;          // called about twice a second of wall time
   DrawAhead draw_ahead = DrawAhead::Auto;
+  RequestPath request_path = RequestPath::Auto;
   EventDigest* digest = nullptr;  // opt-in: every popped event is added (sim/engine/event_digest.hpp)
 };
 

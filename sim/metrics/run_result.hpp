@@ -194,6 +194,7 @@ struct EngineResult {
   double ns_per_op = 0;
   double peak_rss_mb = 0;
   bool draw_ahead = false;  // operations were drawn ahead to prefetch their lookups (large rings)
+  bool hooked = true;       // the hooked copy of the request path ran (no mechanism: the bare one)
 };
 
 // cluster.speculative_retry, when not NONE: the coordinators' speculative reads over the whole run.

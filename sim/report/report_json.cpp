@@ -309,7 +309,8 @@ OJ report_json(const RunResult& r) {
                  {"sim_ops_per_wall_s", round_to(r.engine.ops_per_wall_s, 1)},
                  {"ns_per_op", round_to(r.engine.ns_per_op, 1)},
                  {"peak_rss_mb", round_to(r.engine.peak_rss_mb, 1)},
-                 {"draw_ahead", r.engine.draw_ahead}};
+                 {"draw_ahead", r.engine.draw_ahead},
+                 {"request_path", r.engine.hooked ? "hooked" : "bare"}};
   return j;
 }
 
