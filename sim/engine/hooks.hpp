@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <span>
 
+#include "policies/policy.hpp"
 #include "sim/cluster/coordination.hpp"
 #include "sim/core/check.hpp"
 #include "sim/core/time.hpp"
@@ -96,6 +97,22 @@ struct ReadSplit {
   }
 };
 
+// Why the driver sends an attempt (send_attempt): an operation's first execution (or a
+// cassandra-stress re-execution's), a retry on the plan's next host, a retry aimed at the host
+// that failed (a driver's RETRY_SAME; the plan's next host when that host's connection is full),
+// or a speculative execution.
+enum class SendKind : std::uint8_t { First, NextHost, SameHost, Speculative };
+
+// The hosts a speculative execution tries, in turn, until one's connection takes it. The core's
+// default is the operation's own plan (the one its executions share).
+struct ExtraHost {
+  using Fn = NodeId (*)(void* self, std::uint32_t op);
+  Fn fn = nullptr;
+  void* self = nullptr;
+  explicit operator bool() const { return fn != nullptr; }
+  NodeId operator()(std::uint32_t op) const { return fn(self, op); }
+};
+
 struct Hooks {
   // The replica jobs of reads (OpKind::Read; not writes, not LWT rounds), which is all that the
   // read balancers observe; the core tests the kind only when a hook has subscribers.
@@ -128,10 +145,17 @@ struct Hooks {
   // A read's coordinator answers its client, now (its request slot; CoordReq::success and error
   // are set); not when the coordinator went down before answering (no answer leaves it).
   HookList<std::uint32_t> read_done;
+  // The driver side, every loader. An attempt of operation `op` (its slot: host, shard, sent time)
+  // is sent and its coordinator request's arrival scheduled: the last step of send_attempt.
+  HookList<std::uint32_t, std::uint32_t, SendKind> attempt_sent;
+  // An attempt ends: its answer reached the driver, or its client timeout fired. Before the
+  // operation's count of live attempts drops and the slot is released.
+  HookList<std::uint32_t, policy::ResponseKind> attempt_ended;
   // Strategies (one owner each; the first mechanism of the list that claims one keeps it).
   ReadOrder read_order;
   ReplicaService replica_service;
   ReadSplit read_split;
+  ExtraHost extra_host;
 
   // Subscribers and strategy owners over every hook point (add a new one here): the bare request
   // path is chosen only when this is 0 (Simulation::Impl::choose_request_path).
@@ -139,7 +163,8 @@ struct Hooks {
     return read_sent.size() + read_answer.size() + read_answer_unneeded.size() + process_lost.size() +
            request_written.size() + answer_read.size() + client_timeout.size() + driver_down.size() +
            connections_closed.size() + status_event.size() + read_done.size() + (read_order ? 1 : 0) +
-           (replica_service ? 1 : 0) + (read_split ? 1 : 0);
+           attempt_sent.size() + attempt_ended.size() + (replica_service ? 1 : 0) + (read_split ? 1 : 0) +
+           (extra_host ? 1 : 0);
   }
 };
 

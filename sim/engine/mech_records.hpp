@@ -1,6 +1,6 @@
 // The records of the mechanisms still in sim/engine/ (issue 45 moves each to its folder under
-// sim/mech/ with its state): tablets and their migrations and streams, and the drivers'
-// percentile speculative executions. Simulation::Impl names them with `using`.
+// sim/mech/ with its state): tablets and their migrations and streams. Simulation::Impl names
+// them with `using`.
 #pragma once
 #include <cstdint>
 #include <limits>
@@ -51,14 +51,6 @@ struct TabletCounters {
   std::uint64_t wrong_shard = 0;   // replica coordinators reached on another shard than the tablet's
   std::uint64_t payloads = 0;      // answers carrying the tablet's replicas
   std::uint64_t cache_updates = 0; // payloads merged into the driver's cache
-};
-
-// A percentile speculative execution's timer (pct_timers_, sim_client.cpp): at `at`, operation
-// slot `cr` if it still has generation `gen`.
-struct SpecTimer {
-  SimTime at;
-  std::uint32_t cr, gen;
-  bool operator>(const SpecTimer& o) const { return at != o.at ? at > o.at : cr > o.cr; }
 };
 
 }  // namespace lbsim::mech_records

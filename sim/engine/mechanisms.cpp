@@ -26,7 +26,7 @@ void Simulation::Impl::make_mechanisms() {
 // replica-map counters, tablets and vnode changes). Then no hook point may have a subscriber, since
 // the bare copy would skip it: checked here, once.
 void Simulation::Impl::choose_request_path() {
-  bool any = rm_on_ || sc_.speculative.enabled || tablets_ || vnode_changes_ || streaming_;
+  bool any = rm_on_ || tablets_ || vnode_changes_ || streaming_;
   for (const auto& m : mechs_) any = any || m != nullptr;
   hooked_ = any;
   if (hooked_) return;
@@ -40,7 +40,6 @@ void Simulation::Impl::choose_request_path() {
 void Simulation::Impl::on_mech(std::uint32_t id) {
   const MechEvent m = mech_events_.take(id);
   switch (m.mech) {
-    case kMechDriverSpec: on_pct_timer(); break;
     case kMechPlacement:
       switch (m.sub) {
         case kChange: on_change(m.arg); break;

@@ -1,5 +1,6 @@
 // The driver side of a run: sending attempts (client CPU, plan, network), answers, client
-// timeouts, the retry policy and speculative executions.
+// timeouts and the retry policy. The drivers' speculative executions are a mechanism
+// (sim/mech/driver_spec/) on the hooks attempt_sent and attempt_ended and the strategy extra_host.
 #include <limits>
 
 #include <fmt/format.h>
@@ -12,21 +13,6 @@ namespace lbsim {
 
 using policy::ResponseKind;
 
-// The next host of the operation's plan; for a speculative execution with SpecHostSource::NewPlan
-// (gocql before PR #1531), the next host of a plan of its own, made by the policy as a new query's
-// (the policy's random draws are the operation's; the plan lives until the execution has its host).
-policy::HostId Simulation::Impl::next_host(std::uint32_t id, OpExtra& x, bool speculative, bool& fresh) {
-  Op& op = ops_[id];
-  if (!speculative || sc_.speculative.host != SpecHostSource::NewPlan) return op.plan->next();
-  if (!fresh) {
-    if (!spec_arena_) spec_arena_ = std::make_unique<policy::PlanArena>();
-    spec_arena_->reset();
-    spec_plan_ = policy_of(id).new_plan(request_of(op), x.rnd, *spec_arena_);
-    fresh = true;
-  }
-  return spec_plan_->next();
-}
-
 template <bool H>
 bool Simulation::Impl::send_attempt(std::uint32_t id, bool first, policy::HostId same, bool speculative) {
   Op& op = ops_[id];
@@ -35,14 +21,13 @@ bool Simulation::Impl::send_attempt(std::uint32_t id, bool first, policy::HostId
   // on (Java 3.x BusyPoolException) unless on_busy takes another connection of the host.
   policy::HostId host = policy::kNoHost;
   std::uint32_t conn = kNoConn, shard = 0, tried = 0;
-  bool fresh = false;
-  const bool next_host_retry = !first && !speculative && same == policy::kNoHost;
+  const bool same_host = same != policy::kNoHost;
   for (;;) {
     if (same != policy::kNoHost) {  // a retry on the host that failed; if busy, the plan goes on
       host = same;
       same = policy::kNoHost;
     } else {
-      host = next_host(id, x, speculative, fresh);
+      host = next_host(id, speculative);
     }
     ++tried;
     if (host == policy::kNoHost) return false;
@@ -88,18 +73,11 @@ bool Simulation::Impl::send_attempt(std::uint32_t id, bool first, policy::HostId
   at.alive = true;
   attempt_live_[a] = at.gen;
   if (H && rm_on_) {
-    if (next_host_retry) {
+    if (!first && !speculative && !same_host) {  // a retry on the next host
       ++rm_retries_;
       if (rm_prev_[id] == host) ++rm_retries_same_;
     }
     rm_prev_[id] = host;
-  }
-  if (H && sc_.speculative.enabled) {
-    if (first) {
-      first_host_[id] = host;
-    } else if (speculative && first_host_[id] == host) {
-      ++speculative_same_host_;
-    }
   }
   ++op.alive;
   ++op.executions;
@@ -131,30 +109,11 @@ bool Simulation::Impl::send_attempt(std::uint32_t id, bool first, policy::HostId
   c.pending = 1;
   cr_loader_[cr] = static_cast<std::uint8_t>(loader);
   q_.push(sent + net_client_cr(host, cr), kAttemptArrive, cr);
-
-  // Lightweight transactions are not idempotent: the driver neither speculates nor retries them
-  // after a client-side error (Java 3.x: only idempotent statements).
-  if (H && sc_.speculative.enabled && op.kind != OpKind::Lwt && op.executions <= sc_.speculative.max_speculative) {
-    if (!pct_) {
-      timers_[kSpeculative].push(sent + sc_.speculative.delay, id, op.gen);
-      arm(kSpeculative);
-    } else {
-      // PercentileSpeculativeExecutionPolicy.nextExecution(host): the tracker's latency at the
-      // percentile for the host this execution queries; -1 schedules nothing (RequestHandler
-      // scheduleExecution returns on a negative delay), so the operation speculates no more.
-      const std::int64_t ms = pct_->delay_ms(sc_.speculative.per_host ? host : 0, now_);
-      if (ms < 0) {
-        ++pct_no_delay_;
-      } else {
-        const SimTime when = sent + ms * kMs;
-        pct_timers_.push({when, id, op.gen});
-        if (when < pct_armed_) {
-          pct_armed_ = when;
-          push_mech(when, kMechDriverSpec, 0, 0);
-        }
-      }
-    }
-  }
+  if (H && !hooks_.attempt_sent.empty()) [[unlikely]]
+    hooks_.attempt_sent.fire(id, a, first         ? SendKind::First
+                                    : speculative ? SendKind::Speculative
+                                    : same_host   ? SendKind::SameHost
+                                                  : SendKind::NextHost);
   return true;
 }
 
@@ -224,7 +183,6 @@ void Simulation::Impl::drain_sends() {
 bool Simulation::Impl::timer_live(std::uint32_t which, const DeadlineFifo::Entry& e) const {
   switch (which) {
     case kClientTimeout: return attempt_live_[e.id] == e.gen;
-    case kSpeculative: return ops_[e.id].gen == e.gen && !ops_[e.id].done;
     default: return cr_live_[e.id] == e.gen;
   }
 }
@@ -252,13 +210,7 @@ void Simulation::Impl::end_attempt(std::uint32_t a, ResponseKind kind) {
   Loader& L = loader_of(at.op);
   L.view->add_in_flight(at.host, at.shard, -1);
   L.policy->on_response(at.host, now_, now_ - at.sent, kind);
-  // The percentile tracker records each execution's latency (Cluster.Manager.reportQuery from
-  // RequestHandler.SpeculativeExecution onSet / onException / onTimeout) except the fast errors it
-  // excludes (PercentileTracker.EXCLUDED_EXCEPTIONS: Unavailable, Overloaded, ...) and the executions
-  // cancelled because another one already answered (CancelledSpeculativeExecutionException).
-  if (H && pct_ && kind != ResponseKind::Unavailable && kind != ResponseKind::Overloaded && !ops_[at.op].done &&
-      !ops_[at.op].decoding)
-    pct_->record(sc_.speculative.per_host ? at.host : 0, now_, now_ - at.sent);
+  if (H && !hooks_.attempt_ended.empty()) [[unlikely]] hooks_.attempt_ended.fire(a, kind);
   --ops_[at.op].alive;
   attempts_.release(a);
 }
@@ -391,27 +343,6 @@ void Simulation::Impl::on_decoded(std::uint32_t id) {
   else fail_or_restart(id, op.answer_error);  // default: server read/write timeouts are not retried
 }
 
-// A speculative execution of operation `id` when its timer fires, unless the operation ended, an
-// answer is being decoded or it has had its executions.
-void Simulation::Impl::speculate(std::uint32_t id, std::uint32_t gen) {
-  const Op& op = ops_[id];
-  if (op.gen != gen || op.done || op.decoding || op.executions > sc_.speculative.max_speculative) return;
-  if (send_attempt(id, false, policy::kNoHost, true)) ++speculative_;
-}
-
-void Simulation::Impl::on_pct_timer() {
-  if (now_ >= pct_armed_) pct_armed_ = std::numeric_limits<SimTime>::max();
-  while (!pct_timers_.empty() && pct_timers_.top().at <= now_) {
-    const SpecTimer t = pct_timers_.top();
-    pct_timers_.pop();
-    speculate(t.cr, t.gen);
-  }
-  if (!pct_timers_.empty() && pct_timers_.top().at < pct_armed_) {
-    pct_armed_ = pct_timers_.top().at;
-    push_mech(pct_armed_, kMechDriverSpec, 0, 0);
-  }
-}
-
 void Simulation::Impl::on_timer(std::uint32_t which) {
   DeadlineFifo& f = timers_[which];
   f.armed = false;
@@ -434,8 +365,6 @@ void Simulation::Impl::on_timer(std::uint32_t which) {
         }
         after_failure(id, ErrorKind::ClientTimeout, true, false);
       }
-    } else if (which == kSpeculative) {
-      speculate(e.id, e.gen);
     } else {
       CoordReq& c = crs_[e.id];
       if (c.gen != e.gen || c.done) continue;

@@ -24,8 +24,7 @@ EventDigest::Entry Simulation::Impl::digest_entry(const EventQueue::Event& e) co
     case kClientResponse: d.kind = "client_response"; break;
     case kTimer: {
       static constexpr std::array<const char*, kTimers> kNames{"timer.client_timeout", "timer.read_timeout",
-                                                               "timer.write_timeout", "timer.speculative",
-                                                               "timer.cas_timeout"};
+                                                               "timer.write_timeout", "timer.cas_timeout"};
       d.kind = id < kTimers ? kNames[id] : "timer.unknown";
       d.slot = 0;
       break;
@@ -42,7 +41,6 @@ EventDigest::Entry Simulation::Impl::digest_entry(const EventQueue::Event& e) co
                                                              "placement.change_done", "placement.stream_chunk",
                                                              "placement.resize_tick"};
       switch (m.mech) {
-        case kMechDriverSpec: d.kind = "driver_spec.percentile_timer"; break;
         case kMechPlacement: d.kind = m.sub < kPlacement.size() ? kPlacement[m.sub] : "placement.unknown"; break;
         default:
           d.kind = listed(m.mech) ? listed(m.mech)->event_name(m.sub) : "mech.unknown";

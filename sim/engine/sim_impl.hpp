@@ -26,7 +26,6 @@
 #include "sim/cluster/coordination.hpp"
 #include "sim/cluster/heat_load_balance.hpp"
 #include "sim/cluster/tablet_balancer.hpp"
-#include "sim/client/percentile_tracker.hpp"
 #include "sim/core/check.hpp"
 #include "sim/engine/core_records.hpp"
 #include "sim/engine/hooks.hpp"
@@ -49,7 +48,7 @@ struct Simulation::Impl {
   // The mechanisms whose events travel as kMech, and their sub-kinds.
   // Mechanisms not yet in sim/mech/ (issue 45) have these ids; those of sim/mech/mechanisms.inc
   // follow, kMechListed + their index in mechs_.
-  enum Mech : std::uint16_t { kMechDriverSpec, kMechPlacement, kMechListed };
+  enum Mech : std::uint16_t { kMechPlacement, kMechListed };
   enum PlacementEv : std::uint16_t { kChange, kMigration, kChangeDone, kStreamChunk, kResizeTick };
   MechEvents mech_events_;
   void push_mech(SimTime at, std::uint16_t mech, std::uint16_t sub, std::uint32_t arg) {
@@ -71,7 +70,7 @@ struct Simulation::Impl {
   std::uint32_t start_depth_ = 0;
   static constexpr std::uint32_t kNoAnswer = core_records::kNoAnswer;
   // The core's deadline FIFOs (kTimer's id): the mechanisms' timers are kMech events.
-  enum TimerId : std::uint32_t { kClientTimeout, kReadTimeout, kWriteTimeout, kSpeculative, kCasTimeout, kTimers };
+  enum TimerId : std::uint32_t { kClientTimeout, kReadTimeout, kWriteTimeout, kCasTimeout, kTimers };
   static constexpr std::uint32_t kNoThread = core_records::kNoThread;
   static constexpr std::uint32_t kOpenLoop = 0xfffffeu;  // start_op's thread for an open-loop arrival (kArrival)
 
@@ -80,7 +79,6 @@ struct Simulation::Impl {
   using Migration = mech_records::Migration;
   using Stream = mech_records::Stream;
   using TabletCounters = mech_records::TabletCounters;
-  using SpecTimer = mech_records::SpecTimer;
   // The slabs' records (core_records.hpp).
   using OpExtra = core_records::OpExtra;
   using Op = core_records::Op;
@@ -127,9 +125,13 @@ struct Simulation::Impl {
 
   // sim_client.cpp
   // false: the plan is exhausted. `same`: a retry on that host first (a driver's RETRY_SAME).
-  // `speculative`: a speculative execution (SpeculativeSpec::host).
+  // `speculative`: a speculative execution, whose hosts come from the extra_host strategy when a
+  // mechanism claims it (hooks.hpp).
   template <bool H = true> bool send_attempt(std::uint32_t op, bool first, policy::HostId same = policy::kNoHost, bool speculative = false);
-  policy::HostId next_host(std::uint32_t id, OpExtra& x, bool speculative, bool& fresh);
+  policy::HostId next_host(std::uint32_t id, bool speculative) {
+    if (speculative && hooks_.extra_host) [[unlikely]] return hooks_.extra_host(id);
+    return ops_[id].plan->next();
+  }
   template <bool H = true> void on_client_response(std::uint32_t cr);
   void on_timer(std::uint32_t which);
   template <bool H = true> void end_attempt(std::uint32_t a, policy::ResponseKind kind);
@@ -191,24 +193,12 @@ struct Simulation::Impl {
   void drop_cached_entry(std::uint32_t tablet);  // the driver deletes the cache entry covering it
   double tablet_mb() const;                      // one tablet's data (the table's over the count)
 
-  // The drivers' speculative executions (sim_client.cpp).
-  Column<NodeId> first_host_;  // per operation slot, with driver speculative executions on
-  std::uint64_t speculative_same_host_ = 0;
-  std::unique_ptr<policy::PlanArena> spec_arena_;  // SpecHostSource::NewPlan's scratch plans
-  // speculative.kind "percentile" (Java 3.x PercentileSpeculativeExecutionPolicy): the tracker,
-  // the executions' timers, and the executions for which the tracker had no delay yet.
-  std::unique_ptr<PercentileTracker> pct_;
-  std::priority_queue<SpecTimer, std::vector<SpecTimer>, std::greater<SpecTimer>> pct_timers_;
-  SimTime pct_armed_ = std::numeric_limits<SimTime>::max();
-  std::uint64_t pct_no_delay_ = 0;
   // A policy whose replica_source is a driver's map (Policy::has_driver_replicas): operations
   // started, those whose driver list repeats a host, retries to the next host, and those of them
   // sent to the host of the attempt before (the plan yielded it again); rm_prev_ per op slot.
   bool rm_on_ = false;
   std::uint64_t rm_ops_ = 0, rm_repeated_ = 0, rm_retries_ = 0, rm_retries_same_ = 0;
   Column<NodeId> rm_prev_;
-  void on_pct_timer();
-  void speculate(std::uint32_t id, std::uint32_t gen);
 
   // A read's targets: a mechanism's read_order strategy (hooks.hpp), else the core's default.
   template <bool H, class Up>
@@ -217,8 +207,6 @@ struct Simulation::Impl {
     if (H && hooks_.read_order) return hooks_.read_order(need, node, replicas, out);
     return read_targets(need, topo_, node, replicas, up, out, read_shuffle_);
   }
-
-  policy::Plan* spec_plan_ = nullptr;
 
   // sim_server.cpp
   template <bool H = true> void on_attempt_arrive(std::uint32_t cr);
@@ -430,7 +418,7 @@ struct Simulation::Impl {
   // Snapshots at window start and end.
   std::vector<NodeSnapshot> snap_start_, snap_end_;
   SimTime cpu_busy_start_ = 0, cpu_busy_end_ = 0, rng_start_ = 0, rng_end_ = 0;
-  std::uint64_t shared_draws_ = 0, tl_draws_ = 0, retries_ = 0, speculative_ = 0;
+  std::uint64_t shared_draws_ = 0, tl_draws_ = 0, retries_ = 0;
   // A driver retry policy (retry.policy other than default/never): the host each operation's last
   // failed attempt went to, for a same-host retry. cassandra-stress retries: each operation's
   // re-executions so far. Columns of ops_ registered only when used (else empty).

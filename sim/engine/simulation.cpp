@@ -41,7 +41,6 @@ Simulation::Impl::Impl(const Scenario& sc, const PolicyEntry& entry, std::unique
   crs_.add_column(cr_per_dc_, std::array<std::uint8_t, kMaxDcs>{});
   if (driver_retry_) ops_.add_column(last_host_, NodeId{0});
   if (sc.client.stress_retries > 0) ops_.add_column(stress_tries_, std::uint8_t{0});
-  if (sc.speculative.enabled) ops_.add_column(first_host_, NodeId{0});
   read_replica_rng_ = root_.fork("read_replicas");
   if (rules_.shuffle_equal_distance_reads) read_shuffle_ = &read_replica_rng_;
   timer_at_arrival_ = deadline_at_arrival_ && !sc.nodes.coordinator.is_zero();
@@ -88,11 +87,6 @@ Simulation::Impl::Impl(const Scenario& sc, const PolicyEntry& entry, std::unique
   for (std::uint32_t i = 0; i < detections_.size(); ++i)
     if (fixed || !detections_[i].driver) q_.push(detections_[i].at, kDetect, i);
   answers_fixed_ = sc.faults.events.empty() && !sc.changes.any();
-  if (sc.speculative.enabled && sc.speculative.kind == SpecKind::Percentile) {
-    const SpeculativeSpec& s = sc.speculative;
-    pct_ = std::make_unique<PercentileTracker>(s.per_host ? n_ : 1, s.percentile, s.min_recorded, s.interval,
-                                               s.highest_trackable_ms);
-  }
 
   result_.scenario = sc.name;
   result_.scenario_hash = sc.hash;

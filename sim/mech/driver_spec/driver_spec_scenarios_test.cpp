@@ -1,62 +1,23 @@
-// The Java driver 3.x PercentileSpeculativeExecutionPolicy (speculative.kind = "percentile"): the
-// tracker's rules (sim/client/percentile_tracker.hpp cites datastax/java-driver 3.x
-// PercentileTracker.java, PerHostPercentileTracker.java, ClusterWidePercentileTracker.java and
-// PercentileSpeculativeExecutionPolicy.java) and the engine's use of them. Issue 36, mechanism 2.
+// The drivers' speculative executions (sim/mech/driver_spec) in whole runs: the Java driver 3.x
+// PercentileSpeculativeExecutionPolicy (speculative.kind = "percentile"; the tracker's own rules
+// are tested in tests/percentile_tracker_test.cpp, sim/client/percentile_tracker.hpp cites
+// datastax/java-driver 3.x PercentileTracker.java, PerHostPercentileTracker.java,
+// ClusterWidePercentileTracker.java and PercentileSpeculativeExecutionPolicy.java) and
+// speculative.host (gocql before apache/cassandra-gocql-driver#1531). Issue 36, mechanisms 1 and
+// 2. Small scenarios built in memory, fixed seeds; each tolerance is stated next to its assertion.
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <cstdio>
 #include <string>
 
-#include "sim/client/percentile_tracker.hpp"
 #include "sim_test_util.hpp"
 
-namespace lbsim {
+namespace lbsim::driver_spec_scenarios_test {
 namespace {
 
 using testing::build;
 using testing::run_first;
-
-// HdrHistogram with 3 significant digits: exact below 2048, then buckets of 2, 4, 8 ...
-TEST(PercentileTracker, HdrHistogramBuckets) {
-  EXPECT_EQ(PercentileTracker::index_of(2047), 2047u);
-  EXPECT_EQ(PercentileTracker::highest_of(PercentileTracker::index_of(2047)), 2047);
-  EXPECT_EQ(PercentileTracker::highest_of(PercentileTracker::index_of(2048)), 2049);  // [2048, 2049]
-  EXPECT_EQ(PercentileTracker::highest_of(PercentileTracker::index_of(4097)), 4099);  // [4096, 4099]
-  EXPECT_EQ(PercentileTracker::highest_of(PercentileTracker::index_of(5000)), 5003);  // [5000, 5003]
-  EXPECT_EQ(PercentileTracker::highest_of(PercentileTracker::index_of(12000)), 12007);  // [12000, 12007]
-  for (std::int64_t v = 0; v < 20000; v += 7) {
-    const std::int64_t hi = PercentileTracker::highest_of(PercentileTracker::index_of(v));
-    EXPECT_GE(hi, v);
-    EXPECT_LE(static_cast<double>(hi - v), std::max(0.0, static_cast<double>(v) / 1000.0)) << v;  // 3 digits
-  }
-}
-
-// Statistics only after the first interval, only with min_recorded values, then the percentile
-// of the last interval, in whole milliseconds (a 0.9 ms answer records 0).
-TEST(PercentileTracker, IntervalsMinimumAndPercentile) {
-  PercentileTracker t(2, 99.0, 1000, 1 * kSec, 15000);
-  EXPECT_EQ(t.delay_ms(0, 0), -1);  // nothing recorded: no cache entry
-  SimTime now = 10 * kMs;
-  for (int v = 1; v <= 1000; ++v) t.record(0, now, v * kMs + 999 * kUs);  // 1.999 .. 1000.999 ms record 1 .. 1000
-  EXPECT_EQ(t.delay_ms(0, now + 999 * kMs), -1);  // the first interval: no cached histogram yet
-  EXPECT_EQ(t.delay_ms(0, now + 1 * kSec), 990);  // ceil(0.99 x 1000) = 990th value
-  for (int v = 0; v < 5000; ++v) t.record(0, now + 1 * kSec, 1 * kMs);
-  EXPECT_EQ(t.delay_ms(0, now + 1500 * kMs), 990);  // the cache holds until it is an interval old
-  EXPECT_EQ(t.delay_ms(0, now + 2 * kSec), 1);      // then the new interval's values only
-  EXPECT_EQ(t.delay_ms(1, now + 2 * kSec), -1);     // the other key recorded nothing
-  // Fewer than min_recorded in the last interval: no delay.
-  for (int v = 0; v < 999; ++v) t.record(1, now, 7 * kMs);
-  EXPECT_EQ(t.delay_ms(1, now + 2 * kSec), -1);
-  // Sub-millisecond answers record 0: the delay is 0 and the next execution starts at once.
-  for (int v = 0; v < 1000; ++v) t.record(1, now + 2 * kSec, 900 * kUs);
-  EXPECT_EQ(t.delay_ms(1, now + 4 * kSec), 0);
-  // Above highest_trackable_ms: dropped (the recorder's ArrayIndexOutOfBoundsException).
-  PercentileTracker h(1, 50.0, 1, 1 * kSec, 100);
-  h.record(0, 0, 101 * kMs);
-  h.record(0, 0, 50 * kMs);
-  EXPECT_EQ(h.delay_ms(0, 1 * kSec), 50);
-}
 
 // Three nodes a, b, c in one rack, RF 3, CL ONE, RoundRobin, no network or client cost; replica
 // reads exponential, a and c 5 ms mean, b 20 ms. A speculative execution goes to the plan's next
@@ -181,5 +142,61 @@ TEST(PercentileSpeculation, ConstantPolicyReportsUnchanged) {
   EXPECT_THROW(build(doc), ConfigError);
 }
 
+// Three nodes a, b, c in one rack, RF 3, reads at CL ONE only, coordinator cost 0, no network
+// latency, no client cost; replica reads take a constant 1 ms, node b's 20 ms (speed 0.05). An
+// open loop of `rate` reads/s (the test sets the policies). The scenario of the coordinators'
+// speculative retry (sim/mech/spec_retry/spec_retry_scenarios_test.cpp), without it.
+jsonin::Json slow_constant_b(double rate, std::uint64_t ops) {
+  auto doc = jsonin::Json::parse(R"({
+    "name": "spec", "seed": 5,
+    "cluster": {"nodes": [{"id": "a", "dc": "dc1", "rack": "r1"}, {"id": "b", "dc": "dc1", "rack": "r1"},
+                          {"id": "c", "dc": "dc1", "rack": "r1"}],
+                "num_tokens": 4, "shards": 1,
+                "service": {"coordinator": 0, "read": 1000, "write": 1000},
+                "speed": {"b": 0.05}},
+    "keyspace": {"class": "SimpleStrategy", "rf": 3},
+    "network": {"same_rack": 0, "same_dc": 0, "cross_dc": 0},
+    "client": {"dc": "dc1", "cores": 0, "driver_cost": 0, "plan_ns": 0, "plan_host_ns": 0,
+               "thread_local_draw_ns": 0, "shared_draw_ns": 0, "line_transfer_ns": 0, "max_in_flight": 1000000},
+    "workload": {"ops": 3000, "warmup_ops": 0, "mix": {"read": 1}, "consistency": {"read": "ONE"}},
+    "policies": [{"name": "rr", "policy": {"type": "RoundRobin"}}]
+  })");
+  doc["client"]["rate_ops_s"] = rate;
+  doc["workload"]["ops"] = ops;
+  return doc;
+}
+
+// The drivers' speculative executions: a token-aware plan without shuffling puts the same replica
+// first in every plan. Through the shared plan (Java, gocql after #1531) the speculative execution
+// goes to the next host; with gocql before the fix (speculative.host = new_plan) it starts a plan of
+// its own and lands on the same host every time. With shuffle_replicas (RF 3) a third of the time.
+TEST(DriverSpeculation, GocqlBeforeTheFixHitsTheSameHost) {
+  auto doc = slow_constant_b(60, 1500);
+  doc["speculative"] = {{"enabled", true}, {"delay_ms", 5}, {"max_speculative", 1}};
+  auto policy = [](bool shuffle) {
+    return jsonin::Json::parse(std::string(R"([{"name": "go", "policy": {"type": "GoTokenAware", "shuffle_replicas": )") +
+                               (shuffle ? "true" : "false") + R"(, "child": {"type": "GoRoundRobin"}}}])");
+  };
+  struct Case {
+    const char* host;
+    bool shuffle;
+    double same;  // expected share of speculative executions on the first execution's host
+    double tol;
+  };
+  for (const Case k : {Case{"plan", false, 0.0, 0.0}, Case{"new_plan", false, 1.0, 0.0}, Case{"new_plan", true, 1.0 / 3, 0.06}}) {
+    doc["policies"] = policy(k.shuffle);
+    doc["speculative"]["host"] = k.host;
+    const RunResult r = run_first(build(doc));
+    ASSERT_TRUE(r.client.speculative_same_host.has_value());
+    const double share = static_cast<double>(*r.client.speculative_same_host) / static_cast<double>(r.client.speculative);
+    std::printf("host %s, shuffle %d: %llu speculative executions, same host %.3f\n", k.host, k.shuffle,
+                static_cast<unsigned long long>(r.client.speculative), share);
+    // Only the operations whose first replica is b (20 ms) outlast the 5 ms delay: about a third.
+    EXPECT_GT(r.client.speculative, 300u);
+    // Binomial sd at about 500 speculative executions with p = 1/3: 0.021; 0.06 is nearly three.
+    EXPECT_NEAR(share, k.same, k.tol) << k.host;
+  }
+}
+
 }  // namespace
-}  // namespace lbsim
+}  // namespace lbsim::driver_spec_scenarios_test
