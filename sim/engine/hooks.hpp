@@ -145,8 +145,11 @@ struct Hooks {
   // A read's coordinator answers its client, now (its request slot; CoordReq::success and error
   // are set); not when the coordinator went down before answering (no answer leaves it).
   HookList<std::uint32_t> read_done;
-  // The driver side, every loader. An attempt of operation `op` (its slot: host, shard, sent time)
-  // is sent and its coordinator request's arrival scheduled: the last step of send_attempt.
+  // The driver side, every loader. An operation's plan is made and its first attempt is about to
+  // be sent (start_op; not a cassandra-stress re-execution).
+  HookList<std::uint32_t> op_started;
+  // An attempt of operation `op` (its slot: host, shard, sent time) is sent and its coordinator
+  // request's arrival scheduled: the last step of send_attempt.
   HookList<std::uint32_t, std::uint32_t, SendKind> attempt_sent;
   // An attempt ends: its answer reached the driver, or its client timeout fired. Before the
   // operation's count of live attempts drops and the slot is released.
@@ -164,7 +167,7 @@ struct Hooks {
            request_written.size() + answer_read.size() + client_timeout.size() + driver_down.size() +
            connections_closed.size() + status_event.size() + read_done.size() + (read_order ? 1 : 0) +
            attempt_sent.size() + attempt_ended.size() + (replica_service ? 1 : 0) + (read_split ? 1 : 0) +
-           (extra_host ? 1 : 0);
+           op_started.size() + (extra_host ? 1 : 0);
   }
 };
 

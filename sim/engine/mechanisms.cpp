@@ -22,11 +22,10 @@ void Simulation::Impl::make_mechanisms() {
 }
 
 // The bare copy of the request path (sim_impl.hpp) runs when the scenario uses no mechanism: none of
-// the list's, and none of those still in the core (the drivers' speculative executions and
-// replica-map counters, tablets and vnode changes). Then no hook point may have a subscriber, since
-// the bare copy would skip it: checked here, once.
+// the list's, and none of those still in the core (tablets, vnode changes). Then no hook point may
+// have a subscriber, since the bare copy would skip it: checked here, once.
 void Simulation::Impl::choose_request_path() {
-  bool any = rm_on_ || tablets_ || vnode_changes_ || streaming_;
+  bool any = tablets_ || vnode_changes_ || streaming_;
   for (const auto& m : mechs_) any = any || m != nullptr;
   hooked_ = any;
   if (hooked_) return;

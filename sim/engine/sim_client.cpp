@@ -1,6 +1,7 @@
 // The driver side of a run: sending attempts (client CPU, plan, network), answers, client
-// timeouts and the retry policy. The drivers' speculative executions are a mechanism
-// (sim/mech/driver_spec/) on the hooks attempt_sent and attempt_ended and the strategy extra_host.
+// timeouts and the retry policy. The drivers' speculative executions (sim/mech/driver_spec/) and
+// their replica maps' counters (sim/mech/replica_map/) are mechanisms on the hooks op_started,
+// attempt_sent and attempt_ended and the strategy extra_host.
 #include <limits>
 
 #include <fmt/format.h>
@@ -72,13 +73,6 @@ bool Simulation::Impl::send_attempt(std::uint32_t id, bool first, policy::HostId
   at.sent = sent;
   at.alive = true;
   attempt_live_[a] = at.gen;
-  if (H && rm_on_) {
-    if (!first && !speculative && !same_host) {  // a retry on the next host
-      ++rm_retries_;
-      if (rm_prev_[id] == host) ++rm_retries_same_;
-    }
-    rm_prev_[id] = host;
-  }
   ++op.alive;
   ++op.executions;
   // The driver's in-flight count starts when the request is written to the connection, after the

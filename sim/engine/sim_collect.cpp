@@ -127,7 +127,6 @@ RunResult Simulation::Impl::collect() {
   r.client.shared_rng_cpu_fraction = busy > 0 ? static_cast<double>(rng_end_ - rng_start_) / static_cast<double>(busy) : 0;
   r.client.retries = retries_;
   r.client.stress_retries = stress_retries_;
-  if (rm_on_) r.replica_map = ReplicaMapResult{rm_ops_, rm_repeated_, rm_retries_, rm_retries_same_};
   if (!sc_.loaders.empty()) collect_loaders(r);  // the report lists the `clients` only
   if (tablets_) {
     TabletResult t;

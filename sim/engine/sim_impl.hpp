@@ -193,12 +193,6 @@ struct Simulation::Impl {
   void drop_cached_entry(std::uint32_t tablet);  // the driver deletes the cache entry covering it
   double tablet_mb() const;                      // one tablet's data (the table's over the count)
 
-  // A policy whose replica_source is a driver's map (Policy::has_driver_replicas): operations
-  // started, those whose driver list repeats a host, retries to the next host, and those of them
-  // sent to the host of the attempt before (the plan yielded it again); rm_prev_ per op slot.
-  bool rm_on_ = false;
-  std::uint64_t rm_ops_ = 0, rm_repeated_ = 0, rm_retries_ = 0, rm_retries_same_ = 0;
-  Column<NodeId> rm_prev_;
 
   // A read's targets: a mechanism's read_order strategy (hooks.hpp), else the core's default.
   template <bool H, class Up>

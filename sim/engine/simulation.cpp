@@ -127,8 +127,6 @@ Simulation::Impl::Impl(const Scenario& sc, const PolicyEntry& entry, std::unique
   init_tablets();
   result_.timeline.set_nodes(n_);
   policy_->init(view_, policy_rng_);
-  rm_on_ = policy_->has_driver_replicas();  // the driver's map is built at init
-  if (rm_on_) ops_.add_column(rm_prev_, NodeId{0});
   exact_in_flight_ = policy_->reads_in_flight();
   init_loaders();  // sim_loaders.cpp: loader 0 always exists
   make_mechanisms();  // sim/mech/mechanisms.inc: state and hooks (no draw until start())
@@ -215,18 +213,7 @@ void Simulation::Impl::start_op(std::uint32_t thread, std::uint32_t loader) {
   ++L.in_flight;
   x.rnd.rebind(*L.plan_rng);  // the loader's plan stream
   op.plan = L.policy->new_plan(request_of(op), x.rnd, x.arena);
-  if (H && rm_on_ && op.routed && L.policy->has_driver_replicas()) {  // replica_source names a driver's map: does its list repeat a host?
-    const std::span<const NodeId> l = L.policy->driver_replicas(op.token);
-    ++rm_ops_;
-    bool repeat = false;
-    for (std::size_t i = 1; i < l.size() && !repeat; ++i)
-      for (std::size_t j = 0; j < i; ++j)
-        if (l[i] == l[j]) {
-          repeat = true;
-          break;
-        }
-    if (repeat) ++rm_repeated_;
-  }
+  if (H && !hooks_.op_started.empty()) [[unlikely]] hooks_.op_started.fire(id);
   if (!send_attempt<H>(id, true)) finish_op<H>(id, false, ErrorKind::NoHostAvailable);
 }
 
