@@ -121,7 +121,7 @@ struct alignas(32) Job {
   bool data : 1 = false;         // a read's data request (the first target); the others are digests
   // A job that a replica_service strategy kept (hooks.hpp) and sent back (kReplicaArrive) for its
   // CPU part: the cache's missed read whose disk reads are done (sim/mech/cache).
-  bool disk_done : 1 = false;
+  bool parked_done : 1 = false;
 };
 static_assert(sizeof(Job) == 32);
 // One driver connection to (host, shard): requests in flight and served (per_shard only).

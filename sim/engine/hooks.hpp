@@ -68,7 +68,7 @@ struct ReadOrder {
 // A replica's service of a job (its slot) on node `replica` before its CPU work, `read` for a
 // read (a data or digest read, an LWT's read round), else a write: the CPU time to queue, or a
 // negative value when the strategy kept the job (it comes back later as a kReplicaArrive with
-// Job::disk_done set, or it was dropped). The core's default draws NodeModelSpec::read or write.
+// Job::parked_done set, or it was dropped). The core's default draws NodeModelSpec::read or write.
 struct ReplicaService {
   using Fn = double (*)(void* self, std::uint32_t job, NodeId replica, bool read, SimTime now);
   Fn fn = nullptr;

@@ -284,7 +284,7 @@ void Simulation::Impl::enqueue_replica(std::uint32_t job, NodeId r, SimTime now)
   // read_abort cancels a read still running at its expiry; the coordinator then counts no answer
   // from it. The expiry is in j.end (ServerRules::replica_clock): the coordinator's deadline, the
   // message's creation + timeout, or (set here, on the first arrival) its receipt + timeout.
-  if (rules_.replica_clock == ReplicaClock::Receipt && !j.hopped && !j.disk_done) j.end = now + request_timeout(c.kind);
+  if (rules_.replica_clock == ReplicaClock::Receipt && !j.hopped && !j.parked_done) j.end = now + request_timeout(c.kind);
   const SimTime deadline = shed_ ? j.end : kNoDeadline;
   NodeCounters& k = nodes_.counters(r);
   if (j.arrival != j.owner && !j.hopped) {

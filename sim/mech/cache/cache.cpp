@@ -8,7 +8,7 @@
 // - miss: the entry is inserted (exact LRU, sim/cache/lru.hpp), the node's disk serves
 //   `sstables_per_read` reads in arrival order (each occupies it for 1/read_iops +
 //   bytes/read_bandwidth, reserved at arrival, so the FIFO costs no event), the device latency
-//   follows outside the queue, and the job comes back (kReplicaArrive, Job::disk_done) for its CPU
+//   follows outside the queue, and the job comes back (kReplicaArrive, Job::parked_done) for its CPU
 //   work `read.miss` in the owner shard's queue; pauses, downs and restarts meanwhile are handled
 //   as for any arriving job.
 // Writes (and an LWT's commit round) follow `writes`: update keeps a cached entry as it is
@@ -132,7 +132,7 @@ double CacheDisk::access(std::uint32_t job, NodeId r, bool read, SimTime now) {
   Core& core = core_;
   auto& j = core.jobs_[job];
   const auto& c = core.crs_[j.cr];
-  if (j.disk_done) {  // back from the disk
+  if (j.parked_done) {  // back from the disk
     if (core.nodes_.went_down(r, j.epoch, now + 1)) {  // its reads were lost with the node
       core.drop_job(job);
       return -1;
@@ -172,7 +172,7 @@ double CacheDisk::access(std::uint32_t job, NodeId r, bool read, SimTime now) {
   free = std::max(free, now) + occ;
   k.disk_reads += a;
   k.disk_busy += occ;
-  j.disk_done = true;
+  j.parked_done = true;
   j.epoch = core.nodes_.epoch(r);
   core.q_.push(free + disk_.latency.sample(disk_rng_), Core::kReplicaArrive, job);
   return -1;

@@ -2,7 +2,7 @@
 // README.md beside this file): the replicas' read caches and the disk that serves their misses.
 // One exact LRU (sim/cache/lru.hpp) per node, or per (node, shard) under per_shard, keyed by the
 // partition's token; a miss reserves the node's disk at its arrival (FIFO, no event) and the job
-// comes back as a kReplicaArrive with Job::disk_done when the disk is done. Made only with a
+// comes back as a kReplicaArrive with Job::parked_done when the disk is done. Made only with a
 // cluster.cache: without one nothing here exists.
 #pragma once
 #include <cstdint>

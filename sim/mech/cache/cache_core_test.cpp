@@ -57,7 +57,7 @@ TEST(CacheCore, AMissParksTheJobOnTheDiskAndAHitReturnsTheHitCpu) {
   // A miss: the disk is busy 400 us from now, and the job comes back after the device latency.
   const std::uint32_t a = job_of(h, 101);
   EXPECT_LT(core.hooks_.replica_service(a, 0, true, t0), 0.0);
-  EXPECT_TRUE(core.jobs_[a].disk_done);
+  EXPECT_TRUE(core.jobs_[a].parked_done);
   EXPECT_EQ(c->disk_free(0), t0 + kMissDisk);
   const NodeCounters& k = core.nodes_.counters(0);
   EXPECT_EQ(k.cache_misses, 1u);
@@ -81,7 +81,7 @@ TEST(CacheCore, AMissParksTheJobOnTheDiskAndAHitReturnsTheHitCpu) {
   // The first key is cached now: a read of it hits (5 us of CPU) and leaves the disk alone.
   const std::uint32_t h1 = job_of(h, 101);
   EXPECT_DOUBLE_EQ(core.hooks_.replica_service(h1, 0, true, core.now_), 5000.0);
-  EXPECT_FALSE(core.jobs_[h1].disk_done);
+  EXPECT_FALSE(core.jobs_[h1].parked_done);
   EXPECT_EQ(k.cache_hits, 1u);
   EXPECT_EQ(k.cache_misses, 2u);
   EXPECT_EQ(c->disk_free(0), t0 + 2 * kMissDisk);
