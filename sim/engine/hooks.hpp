@@ -14,10 +14,13 @@
 
 #include "policies/policy.hpp"
 #include "sim/cluster/coordination.hpp"
+#include "sim/cluster/murmur3.hpp"
 #include "sim/core/check.hpp"
 #include "sim/core/time.hpp"
 
 namespace lbsim {
+
+class TokenRing;
 
 template <class... A>
 class HookList {
@@ -116,6 +119,25 @@ struct ExtraHost {
   NodeId operator()(std::uint32_t op) const { return fn(self, op); }
 };
 
+// A strategy of one signature R(A...): a (function, object) pair, null when no mechanism owns it
+// (the core then runs its inline default). The placement's (below) are of this kind.
+template <class F>
+struct Strategy;
+template <class R, class... A>
+struct Strategy<R(A...)> {
+  using Fn = R (*)(void* self, A...);
+  Fn fn = nullptr;
+  void* self = nullptr;
+  explicit operator bool() const { return fn != nullptr; }
+  R operator()(A... a) const { return fn(self, a...); }
+  // The owner's claim; a second one is a checked error (one owner per strategy).
+  void claim(void* owner, Fn f) {
+    if (fn != nullptr) check_fail("a strategy has another owner", 0);
+    fn = f;
+    self = owner;
+  }
+};
+
 struct Hooks {
   // The replica jobs of reads (OpKind::Read; not writes, not LWT rounds), which is all that the
   // read balancers observe; the core tests the kind only when a hook has subscribers.
@@ -157,11 +179,38 @@ struct Hooks {
   // An attempt ends: its answer reached the driver, or its client timeout fired. Before the
   // operation's count of live attempts drops and the slot is released.
   HookList<std::uint32_t, policy::ResponseKind> attempt_ended;
+  // Placement (sim/mech/placement: tablets, or a vnode ring that changes): a request's answer,
+  // with its coordinator request's slot, reaches its driver (every loader's; after its attempt's
+  // client timeout too), before the request is released;
+  HookList<std::uint32_t> answer_received;
+  // - a coordinator's own work for request cr ended and it is about to find the replicas (once per
+  //   request; an LWT's later rounds do not fire it);
+  HookList<std::uint32_t> coordinator_executed;
+  // - a replica job on `node` hands its work over to its owner shard (a cross-shard hop);
+  HookList<NodeId> replica_hop;
+  // - a driver detection carrying a token map (Detection::ring) reaches the drivers: from now on
+  //   they route with it.
+  HookList<const TokenRing*> token_map;
   // Strategies (one owner each; the first mechanism of the list that claims one keeps it).
   ReadOrder read_order;
   ReplicaService replica_service;
   ReadSplit read_split;
   ExtraHost extra_host;
+  // Placement's strategies (one owner: sim/mech/placement). The core's default, each inline, is
+  // the fixed vnode ring (Simulation::Impl::ring_) and the token's shard:
+  // - the range (index) a new operation's token falls in, as its driver sees the cluster;
+  Strategy<std::uint32_t(Token token)> op_range;
+  // - a routed operation's replicas for its policy (policy::Request::replicas), driver order;
+  Strategy<std::span<const NodeId>(std::uint32_t range, Token token)> driver_replicas;
+  // - the shard a routed operation's driver sends to on `host`;
+  Strategy<std::uint32_t(std::uint32_t range, Token token, NodeId host)> driver_shard;
+  // - the replicas coordinator request cr uses: the read set for `read`, else the write set, the
+  //   `pending` replicas last (written to `buf` or pointing into the strategy's tables); it may
+  //   set the request's range (the coordinator's ring differs from the driver's);
+  Strategy<std::span<const NodeId>(std::uint32_t cr, bool read, std::array<NodeId, 64>& buf, std::uint32_t& pending)>
+      coordinator_replicas;
+  // - the shard of `replica` that owns the work of (range, token).
+  Strategy<std::uint32_t(std::uint32_t range, Token token, NodeId replica)> replica_shard;
 
   // Subscribers and strategy owners over every hook point (add a new one here): the bare request
   // path is chosen only when this is 0 (Simulation::Impl::choose_request_path).
@@ -170,7 +219,9 @@ struct Hooks {
            request_written.size() + answer_read.size() + client_timeout.size() + driver_down.size() +
            connections_closed.size() + status_event.size() + read_done.size() + (read_order ? 1 : 0) +
            attempt_sent.size() + attempt_ended.size() + (replica_service ? 1 : 0) + (read_split ? 1 : 0) +
-           op_started.size() + (extra_host ? 1 : 0);
+           op_started.size() + (extra_host ? 1 : 0) + answer_received.size() + coordinator_executed.size() +
+           replica_hop.size() + token_map.size() + (op_range ? 1 : 0) + (driver_replicas ? 1 : 0) +
+           (driver_shard ? 1 : 0) + (coordinator_replicas ? 1 : 0) + (replica_shard ? 1 : 0);
   }
 };
 

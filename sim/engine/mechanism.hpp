@@ -6,8 +6,11 @@
 // the linker's, decides the sequence of events and draws; hence no self-registration):
 // - its factory, make_<name>(core), returns nullptr when the scenario does not use it; otherwise
 //   its constructor sizes its state and subscribes to hooks; no draw, and no event unless its first
-//   events precede the run's (the drivers' detection timers: they were pushed while the engine was
-//   built, before the measurement window's);
+//   events precede the run's (the placement's topology changes and the drivers' detection timers:
+//   they were pushed while the engine was built, before the measurement window's). It is made
+//   after the drivers' policies and the loaders exist, or, listed as
+//   LBSIM_MECHANISM_BEFORE_POLICIES, before the policies' init (the placement: the nodes that join
+//   later are unknown to the drivers from the start);
 // - start(): in run(), after the measurement window's events are scheduled: its first events;
 // - on_event(sub, arg): each of its kMech events (Core::push_mech), in time order;
 // - window_open() / window_close(): the measurement window's edges, right after the core took its

@@ -6,26 +6,52 @@
 namespace lbsim {
 
 #define LBSIM_MECHANISM(name) std::unique_ptr<Mechanism> make_##name(Simulation::Impl& core, std::uint16_t id);
+#define LBSIM_MECHANISM_BEFORE_POLICIES(name) LBSIM_MECHANISM(name)
 #include "sim/mech/mechanisms.inc"
+#undef LBSIM_MECHANISM_BEFORE_POLICIES
 #undef LBSIM_MECHANISM
 
-void Simulation::Impl::make_mechanisms() {
-  using Make = std::unique_ptr<Mechanism> (*)(Simulation::Impl&, std::uint16_t);
-  static constexpr Make kList[] = {
-#define LBSIM_MECHANISM(name) &make_##name,
+namespace {
+using Make = std::unique_ptr<Mechanism> (*)(Simulation::Impl&, std::uint16_t);
+struct Listed {
+  Make make;
+  bool before_policies;  // made before the drivers' policies start (mechanisms.inc)
+};
+constexpr Listed kList[] = {
+#define LBSIM_MECHANISM(name) {&make_##name, false},
+#define LBSIM_MECHANISM_BEFORE_POLICIES(name) {&make_##name, true},
 #include "sim/mech/mechanisms.inc"
+#undef LBSIM_MECHANISM_BEFORE_POLICIES
 #undef LBSIM_MECHANISM
-  };
-  mechs_.clear();
+};
+// The mechanisms made before the policies come first, so that the list's order is the order in
+// which they are made.
+constexpr bool early_first() {
+  bool late = false;
+  for (const Listed& m : kList) {
+    if (m.before_policies && late) return false;
+    late = late || !m.before_policies;
+  }
+  return true;
+}
+static_assert(early_first(), "a mechanism made before the policies follows one made after them");
+}  // namespace
+
+void Simulation::Impl::make_mechanisms(bool before_policies) {
+  if (before_policies) {
+    mechs_.clear();
+    mechs_.resize(std::size(kList));
+  }
   for (std::size_t i = 0; i < std::size(kList); ++i)
-    mechs_.push_back(kList[i](*this, static_cast<std::uint16_t>(kMechListed + i)));  // null: not used
+    if (kList[i].before_policies == before_policies)
+      mechs_[i] = kList[i].make(*this, static_cast<std::uint16_t>(kMechListed + i));  // null: not used
 }
 
 // The bare copy of the request path (sim_impl.hpp) runs when the scenario uses no mechanism: none of
 // the list's, and none of those still in the core (tablets, vnode changes). Then no hook point may
 // have a subscriber, since the bare copy would skip it: checked here, once.
 void Simulation::Impl::choose_request_path() {
-  bool any = tablets_ || vnode_changes_ || streaming_;
+  bool any = vnode_changes_;  // the vnode changes, still in the core
   for (const auto& m : mechs_) any = any || m != nullptr;
   hooked_ = any;
   if (hooked_) return;
@@ -42,10 +68,7 @@ void Simulation::Impl::on_mech(std::uint32_t id) {
     case kMechPlacement:
       switch (m.sub) {
         case kChange: on_change(m.arg); break;
-        case kMigration: on_migration(m.arg); break;
         case kChangeDone: on_change_done(m.arg); break;
-        case kStreamChunk: on_stream_chunk(m.arg); break;
-        case kResizeTick: on_resize_tick(m.arg); break;
         default: check_fail("placement event of unknown kind", m.sub);
       }
       break;

@@ -32,7 +32,7 @@ bool Simulation::Impl::send_attempt(std::uint32_t id, bool first, policy::HostId
     }
     ++tried;
     if (host == policy::kNoHost) return false;
-    const bool ok = pick_connection(id, host, conn, shard);
+    const bool ok = pick_connection<H>(id, host, conn, shard);
     if (!shard_counts_.empty() && conns_per_host_ > 0) {
       ShardCounts& sc = shard_counts_[host * shards_ + shard];
       ++(ok ? sc.requests : sc.busy);
@@ -111,6 +111,15 @@ bool Simulation::Impl::send_attempt(std::uint32_t id, bool first, policy::HostId
   return true;
 }
 
+template <bool H>
+std::uint32_t Simulation::Impl::driver_shard(const Op& op, NodeId host) {
+  // No connection model: the unrouted request's shard is drawn over the node's shards as before.
+  const std::uint32_t shards = conns_per_host_ == 0 ? sc_.nodes.shards : shards_;
+  if (!op.routed) return static_cast<std::uint32_t>(shard_rng_.below(shards));
+  if (H && hooks_.driver_shard) [[unlikely]] return hooks_.driver_shard(op.range, op.token, host);
+  return shard_of_token(op.token);
+}
+
 std::uint32_t Simulation::Impl::shard_of_token(Token t) const {
   if (sc_.nodes.discipline == Discipline::Shared || sc_.nodes.shards <= 1) return 0;
   return shard_of(t, Sharding{sc_.nodes.shards, sc_.nodes.msb_ignore});
@@ -122,12 +131,13 @@ void Simulation::Impl::mark_sent(NodeId host, std::uint32_t shard, std::uint32_t
   L.policy->on_request_sent(host, now_);
 }
 
+template <bool H>
 bool Simulation::Impl::pick_connection(std::uint32_t id, NodeId host, std::uint32_t& conn, std::uint32_t& shard) {
   const Op& op = ops_[id];
   const ClientSpec& cs = client_of(id);
   if (conns_per_host_ == 0) {
     conn = kNoConn;
-    shard = driver_shard(op, host);
+    shard = driver_shard<H>(op, host);
     return true;
   }
   // The loader's own pools (loader-major; loader 0 with one client).
@@ -144,7 +154,7 @@ bool Simulation::Impl::pick_connection(std::uint32_t id, NodeId host, std::uint3
   std::uint32_t pick = 0;
   if (cs.connections == Connections::ShardAware) {
     // The token's shard; no routing key: a random shard (Scylla Java 3.x pool).
-    pick = driver_shard(op, host);
+    pick = driver_shard<H>(op, host);
     if (pool[pick].in_flight >= limit) {
       shard = pool[pick].shard;
       if (cs.on_busy == OnBusy::NextHost) return false;
@@ -285,7 +295,7 @@ void Simulation::Impl::on_client_response(std::uint32_t cr) {
                        !c.need_each && c.got >= c.need_total && c.phase == 0;
   const bool current = attempts_[a].gen == c.attempt_gen && attempts_[a].alive;
   if (H) hooks_.answer_read.fire(c.node, !current);  // the connection read something (late: after its client timeout)
-  if (H) tablet_learn(cr);  // the driver reads the payload of any answer that reaches it
+  if (H) hooks_.answer_received.fire(cr);  // the answer reaches its driver (hooks.hpp), late or not
   release_cr_if_idle(cr);
   if (!current) return;  // the attempt already timed out on the client
   const std::uint32_t id = attempts_[a].op;
@@ -389,7 +399,7 @@ void Simulation::Impl::driver_mark_down(NodeId n, const char* by) {
   hooks_.driver_down.fire(n, by);
 }
 
-// kill, and a node that leaves the cluster (sim_tablets.cpp node_leaves): the node's sockets
+// kill, and a node that leaves the cluster (sim_server.cpp node_leaves): the node's sockets
 // close, so every loader's driver connections to it drop at once.
 // Every request in flight on them fails at once (Java 3.x: TransportException "Channel has been
 // closed", a ConnectionException that RequestHandler hands to the retry policy's onRequestError

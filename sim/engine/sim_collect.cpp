@@ -114,9 +114,6 @@ RunResult Simulation::Impl::collect() {
     // Time averages over the window: busy server time and the integral of the number in system.
     nr.utilization = static_cast<double>(snap_end_[n].busy - snap_start_[n].busy) / (window * nodes_.servers());
     nr.mean_queue = static_cast<double>(snap_end_[n].in_system - snap_start_[n].in_system) / window;
-    if (stream_report_)
-      nr.streaming = NodeStreaming{to_sec(stream_time_end_[n] - stream_time_start_[n]), sent_end_[n] - sent_start_[n],
-                                   recv_end_[n] - recv_start_[n]};
     r.coordinator_total += nr.coordinator_ops;
     r.nodes.push_back(std::move(nr));
   }
@@ -128,31 +125,6 @@ RunResult Simulation::Impl::collect() {
   r.client.retries = retries_;
   r.client.stress_retries = stress_retries_;
   if (!sc_.loaders.empty()) collect_loaders(r);  // the report lists the `clients` only
-  if (tablets_) {
-    TabletResult t;
-    t.tablets = tmap_.count();
-    t.count_start = tcount_start_;
-    t.table_mb = table_mb_;
-    t.tablet_mb_start = table_mb_ / static_cast<double>(tcount_start_);
-    t.server = std::string(server_rules(sc_.nodes.server).name);
-    t.splits = splits_;
-    t.merges = merges_;
-    t.fallback = tc_end_.fallback - tc_start_.fallback;
-    t.non_replica = tc_end_.non_replica - tc_start_.non_replica;
-    t.wrong_shard = tc_end_.wrong_shard - tc_start_.wrong_shard;
-    t.payloads = tc_end_.payloads - tc_start_.payloads;
-    t.cache_updates = tc_end_.cache_updates - tc_start_.cache_updates;
-    t.migrations_started = migrations_started_;
-    t.migrations_done = migrations_done_;
-    t.node_replicas.assign(n_, 0);
-    for (NodeId h : thosts_) ++t.node_replicas[h];
-    const BalanceStats bs = balance_stats(topo_, tmap_, bnodes_);
-    t.overcommit_node = bs.node_overcommit;
-    t.overcommit_shard = bs.shard_overcommit;
-    t.best_node = bs.best_node;
-    t.best_shard = bs.best_shard;
-    r.tablets = std::move(t);
-  }
   for (const auto& m : mechs_)  // their sections, after the nodes' rows (mechanism.hpp)
     if (m) m->collect(r);
   return r;

@@ -58,7 +58,7 @@ void Simulation::Impl::digest_draws(EventDigest& d) const {
       {"workload", &gen_.rng()},        {"arrivals", &arrival_rng_}, {"think", &think_rng_},
       {"service", &service_rng_},       {"network", &net_rng_},      {"shard", &shard_rng_},
       {"policy", &policy_rng_},         {"plan", &plan_rng_},        {"driver_cost", &cost_rng_},
-      {"read_replicas", &read_replica_rng_}, {"balancer", &balancer_rng_}};
+      {"read_replicas", &read_replica_rng_}};
   for (std::size_t l = 0; l < loaders_.size(); ++l) {
     const Loader& L = *loaders_[l];
     if (!L.own_policy) continue;  // it draws from the one-client streams

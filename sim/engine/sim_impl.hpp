@@ -25,11 +25,9 @@
 
 #include "sim/cluster/coordination.hpp"
 #include "sim/cluster/heat_load_balance.hpp"
-#include "sim/cluster/tablet_balancer.hpp"
 #include "sim/core/check.hpp"
 #include "sim/engine/core_records.hpp"
 #include "sim/engine/hooks.hpp"
-#include "sim/engine/mech_records.hpp"
 #include "sim/engine/latency_classes.hpp"
 #include "sim/engine/mechanism.hpp"
 #include "sim/engine/mech_events.hpp"
@@ -59,7 +57,8 @@ struct Simulation::Impl {
   // (mechanism.hpp), and the hook points they subscribed to.
   Hooks hooks_;
   std::vector<std::unique_ptr<Mechanism>> mechs_;
-  void make_mechanisms();  // mechanisms.cpp
+  // mechanisms.cpp: those listed LBSIM_MECHANISM_BEFORE_POLICIES (before_policies), then the others.
+  void make_mechanisms(bool before_policies);
   // The listed mechanism with event id `mech`, or null (a legacy id, or one the scenario does not use).
   Mechanism* listed(std::uint16_t mech) const {
     const std::size_t i = std::size_t{mech} - kMechListed;
@@ -74,11 +73,6 @@ struct Simulation::Impl {
   static constexpr std::uint32_t kNoThread = core_records::kNoThread;
   static constexpr std::uint32_t kOpenLoop = 0xfffffeu;  // start_op's thread for an open-loop arrival (kArrival)
 
-  // The records of the mechanisms still here (mech_records.hpp).
-  using MigStage = mech_records::MigStage;
-  using Migration = mech_records::Migration;
-  using Stream = mech_records::Stream;
-  using TabletCounters = mech_records::TabletCounters;
   // The slabs' records (core_records.hpp).
   using OpExtra = core_records::OpExtra;
   using Op = core_records::Op;
@@ -147,51 +141,61 @@ struct Simulation::Impl {
   void mark_sent(NodeId host, std::uint32_t shard, std::uint32_t loader);
   void drain_sends();  // attempts whose send time has come count as in flight
 
-  // sim_tablets.cpp: tablet keyspaces (the server's map, migrations, the driver's cache) and
-  // topology changes.
-  void init_tablets();
-  // The replicas a coordinator uses for `range` (a tablet index for tablet keyspaces, a range of
-  // the server's current ring for vnodes): reads see the read set (the new replica once a
-  // migration reads new), writes the write set: the replicas, then the `pending` ones (a tablet's
-  // pending replica while it moves; a vnode range's new replicas while a node joins or leaves).
-  std::span<const NodeId> server_replicas(std::uint32_t range, Token token, bool read, std::array<NodeId, 64>& buf,
-                                          std::uint32_t& pending) const;
-  std::uint32_t replica_shard(std::uint32_t range, Token t, NodeId r) const;  // the shard owning the work on r
-  std::uint32_t driver_shard(const Op& op, NodeId host);  // the shard the driver targets on host
-  void tablet_route(std::uint32_t cr);          // the server's locality check (payload or not)
-  void tablet_learn(std::uint32_t cr);          // the driver merges a payload into its cache
-  std::span<const NodeId> driver_replicas(Op& op);  // Request.replicas for a routed operation
-  policy::Request request_of(Op& op);               // what the policy sees of an operation
-  void on_change(std::uint32_t idx);
-  void on_migration(std::uint32_t slot);
-  void rebalance();
-  // sim_streaming.cpp: the streaming stage of a migration (its streams, their bandwidth and CPU).
-  void start_streaming(std::uint32_t slot);
-  void on_stream_chunk(std::uint32_t stream);
-  void end_stream(std::uint32_t stream);
-  void streaming_done(std::uint32_t slot);  // every stream of the migration has ended
-  void assign_stream_rates();
-  void stream_node_change(NodeId n, int delta);  // a stream on node n began (+1) or ended (-1)
-  SimTime stream_time_at(NodeId n, SimTime t) const;
-  void leave_if_drained(NodeId n);
-  void warn_late_hung();  // the report's warning for hung operations ended after the window
+  // The placement's questions (hooks.hpp: a mechanism's strategies, else the core's fixed vnode
+  // ring): the replicas a routed operation's driver knows, the shard it sends to on `host`, the
+  // replicas coordinator request cr uses (the `pending` ones last; an LWT's round asks again) and
+  // the shard of `r` owning the work. The bare request path (H false) asks no strategy.
+  template <bool H = true>
+  std::span<const NodeId> driver_replicas(const Op& op) {
+    if (H && hooks_.driver_replicas) [[unlikely]] return hooks_.driver_replicas(op.range, op.token);
+    return dring_->replicas_at(op.range, ReplicaOrder::Driver);
+  }
+  template <bool H = true>
+  std::uint32_t driver_shard(const Op& op, NodeId host);  // sim_client.cpp
+  template <bool H = true>
+  std::span<const NodeId> coordinator_replicas(std::uint32_t cr, bool read, std::array<NodeId, 64>& buf,
+                                               std::uint32_t& pending) {
+    if (H && hooks_.coordinator_replicas) [[unlikely]] return hooks_.coordinator_replicas(cr, read, buf, pending);
+    return server_replicas(crs_[cr].range, crs_[cr].token, read, buf, pending);
+  }
+  template <bool H = true>
+  std::uint32_t replica_shard(std::uint32_t range, Token t, NodeId r) const {
+    if (H && hooks_.replica_shard) [[unlikely]] return hooks_.replica_shard(range, t, r);
+    return shard_of_token(t);
+  }
+  // What the policy sees of an operation.
+  template <bool H = true>
+  policy::Request request_of(Op& op) {
+    policy::Request req;
+    req.routed = op.routed;
+    req.token = op.token;
+    if (op.routed) req.replicas = driver_replicas<H>(op);
+    req.cl = op.cl;
+    req.lwt = op.kind == OpKind::Lwt;
+    req.now = now_;
+    return req;
+  }
+  // sim_server.cpp: nodes that leave the cluster (the placement's topology changes).
   void node_leaves(NodeId n);   // a decommissioned node leaves: down, its client connections closed
   void node_removed(NodeId n);  // removenode: the node is dead and seen down by gossip and driver
+  // The node's detection by the drivers and by gossip after their delays from now (`ring`: the
+  // drivers' token map from then on; `member`: Detection::member), or by the drivers only.
   void schedule_detection(NodeId n, bool up, const TokenRing* ring = nullptr, std::int8_t member = 0);
+  void schedule_driver_detection(NodeId n, bool up, const TokenRing* ring, std::int8_t member);
+  void warn_late_hung();  // sim_client.cpp: the report's warning for hung operations ended after the window
+
+  // sim_vnode_changes.cpp: topology changes of vnode keyspaces (not yet in sim/mech/placement).
+  void init_vnode_changes();
+  // The replicas a coordinator uses for `range` of the server's current ring: reads see the read
+  // set, writes the write set: the replicas, then the `pending` ones (a vnode range's new replicas
+  // while a node joins or leaves).
+  std::span<const NodeId> server_replicas(std::uint32_t range, Token token, bool read, std::array<NodeId, 64>& buf,
+                                          std::uint32_t& pending) const;
+  void on_change(std::uint32_t idx);
   // Vnode keyspaces: one ring change at a time (later events wait), streaming then switching.
   void start_vnode_change(std::uint32_t idx);
   void on_change_done(std::uint32_t idx);
   const TokenRing* member_ring(const std::vector<std::uint8_t>& members);
-  // sim_tablet_resize.cpp: the table's splits and merges under the release's rules (ServerRules
-  // tablet_*; configs/README.md "Tablet count, split and merge by release").
-  void init_resize();
-  // Called by rebalance() before it plans migrations: updates the resize decision, finalizes a
-  // ready one when no migration is in flight; false while a ready resize holds new migrations.
-  bool resize_before_balancing();
-  void on_resize_tick(std::uint32_t decision);  // the load-stats refresh reports the split ready
-  void finalize_resize();
-  void drop_cached_entry(std::uint32_t tablet);  // the driver deletes the cache entry covering it
-  double tablet_mb() const;                      // one tablet's data (the table's over the count)
 
 
   // A read's targets: a mechanism's read_order strategy (hooks.hpp), else the core's default.
@@ -226,6 +230,7 @@ struct Simulation::Impl {
   void store_need(std::uint32_t cr, const ClNeed& need);
   // The connection (and shard) for an attempt to `host`, or false when the chosen connection is
   // full and the driver gives up on the host (BusyPoolException).
+  template <bool H = true>
   bool pick_connection(std::uint32_t id, NodeId host, std::uint32_t& conn, std::uint32_t& shard);
   void on_fault(std::uint32_t idx);
   void on_detect(std::uint32_t idx);
@@ -422,42 +427,6 @@ struct Simulation::Impl {
   std::uint64_t stress_retries_ = 0;
   std::uint64_t shared_draws_start_ = 0, tl_draws_start_ = 0;
 
-  // Tablets and topology changes (issue 11).
-  // MB each node has sent (sent) or received so far, a fixed-time stream's counted pro rata.
-  std::vector<double> streamed_mb(bool sent) const;
-  bool tablets_ = false;
-  std::size_t tstride_ = 0;
-  TabletMap tmap_;                       // system.tablets replicas (the old set while a tablet moves)
-  std::vector<NodeId> thosts_;           // tmap_'s hosts, tablet-major
-  std::vector<std::int32_t> tmig_;       // per tablet: index into migs_, -1 when it does not move
-  std::vector<Migration> migs_;
-  std::vector<BalancerNode> bnodes_;     // per node: shards when a member, draining
-  std::vector<std::uint8_t> left_;       // nodes that left the cluster
-  std::vector<std::uint8_t> cache_known_;  // the driver's tablet cache, per tablet
-  std::vector<NodeId> cache_hosts_;
-  std::vector<std::uint32_t> cache_shards_;
-  TabletCounters tc_, tc_start_, tc_end_;
-  std::uint64_t migrations_started_ = 0, migrations_done_ = 0;
-  Rng balancer_rng_;
-  std::vector<Stream> streams_;
-  std::vector<std::uint32_t> free_streams_;
-  bool stream_report_ = false;                  // nodes[].streaming is reported
-  std::vector<std::uint32_t> node_streams_;     // per node: streams sending or receiving now
-  std::vector<SimTime> node_stream_time_, node_stream_since_;  // time with >= 1 stream, up to since
-  std::vector<double> node_sent_mb_, node_recv_mb_;
-  std::vector<SimTime> stream_time_start_, stream_time_end_;  // at the window's start and end
-  std::vector<double> sent_start_, sent_end_, recv_start_, recv_end_;
-  // Resizing (sim_tablet_resize.cpp). The driver's cache keeps, per tablet, the log2 of how many
-  // current tablets its entry covers (an entry learnt before splits covers all their halves).
-  TabletRules trules_;
-  double table_mb_ = 0;                    // the table's data (Scenario::tablet_table_mb)
-  std::vector<std::uint8_t> cache_w_;      // empty until the first split
-  std::uint64_t tcount_start_ = 0, splits_ = 0, merges_ = 0;
-  std::int8_t resize_pending_ = 0;         // the decision in progress: +1 split, -1 merge, 0 none
-  bool resize_ready_ = false;              // a split's replicas reported ready (load stats)
-  bool split_before_ = false;              // the table split since it was created (2025.1's growing mode)
-  bool merge_warned_ = false;
-  std::uint32_t resize_seq_ = 0;           // decision number (stale refresh ticks are ignored)
 
   // The loaders (issue 36): the scenario's `clients`, or its one `client` as loader 0, so that
   // the single-client case is data, not a branch (issue 45). Loader 0 uses the members above

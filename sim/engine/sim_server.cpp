@@ -126,13 +126,13 @@ void Simulation::Impl::on_coord_done(std::uint32_t cr) {
     respond<H>(cr, false, timeout_error(c.kind));
     return;
   }
-  if (H) tablet_route(cr);  // tablets only
+  if (H) hooks_.coordinator_executed.fire(cr);  // the coordinator's own work ended (hooks.hpp)
   // With vnode topology changes the ring may have changed since the driver planned: the range is
   // the coordinator's.
   if (H && vnode_changes_) c.range = static_cast<std::uint32_t>(sring_->range_index(c.token));
   std::array<NodeId, 64> rbuf;  // written before read; not zeroed (a 256-byte store per request)
   std::uint32_t pending = 0;
-  const auto replicas = server_replicas(c.range, c.token, c.kind == OpKind::Read, rbuf, pending);
+  const auto replicas = coordinator_replicas<H>(cr, c.kind == OpKind::Read, rbuf, pending);
   const std::uint32_t local = topo_.node_dc[node];
   // CL arithmetic, availability and closest-first reads: sim/cluster/coordination.hpp, the same
   // code the analytic load model uses.
@@ -183,7 +183,7 @@ void Simulation::Impl::send_to_replicas(std::uint32_t cr, std::span<const NodeId
   // The first `data_targets` targets of a read get data requests, the others digests.
   std::size_t data = crs_[cr].kind == OpKind::Read ? data_targets : 0;
   for (const NodeId r : targets) {
-    const std::uint32_t owner = replica_shard(crs_[cr].range, crs_[cr].token, r);
+    const std::uint32_t owner = replica_shard<H>(crs_[cr].range, crs_[cr].token, r);
     const std::uint32_t job = jobs_.alloc();
     Job& j = jobs_[job];
     j.cr = cr;
@@ -216,7 +216,7 @@ void Simulation::Impl::send_phase(std::uint32_t cr) {
   if (H && vnode_changes_) c.range = static_cast<std::uint32_t>(sring_->range_index(c.token));
   std::array<NodeId, 64> rbuf;  // written before read; not zeroed (a 256-byte store per request)
   std::uint32_t pending = 0;
-  const auto replicas = server_replicas(c.range, c.token, c.phase == 1, rbuf, pending);
+  const auto replicas = coordinator_replicas<H>(cr, c.phase == 1, rbuf, pending);
   const bool local_only = c.cl == ConsistencyLevel::LocalSerial;
   const std::uint32_t local = topo_.node_dc[c.node];
   // Each round counts its own pending replicas (the ring or a tablet may have moved on).
@@ -298,7 +298,7 @@ void Simulation::Impl::enqueue_replica(std::uint32_t job, NodeId r, SimTime now)
     }
     j.hopped = true;
     ++node_hops_[r];
-    if (H && tablets_ && window_open_ && !window_closed_) result_.timeline.record_hop(now_ - window_start_);
+    if (H) hooks_.replica_hop.fire(r);
     if (!shard_counts_.empty()) ++shard_counts_[r * shards_ + j.arrival].hops;
     q_.push(handed + sc_.nodes.cross_shard_latency.sample(net_rng_), kHopDone, job);
     return;
@@ -455,6 +455,47 @@ void Simulation::Impl::on_fault(std::uint32_t idx) {
     close_connections(f.node);  // sim_client.cpp
     hooks_.process_lost.fire(f.node);
   }
+}
+
+// A decommissioned node that has left shuts its client servers down: ScyllaDB right after it left
+// (scylladb/scylladb service/storage_service.cc decommission: "DECOMMISSIONING: stopped
+// transport"), Cassandra after its RING_DELAY (after the vnode ring's switch). It does not die
+// silently: the driver's connections to it close, so the requests in flight on them fail at once
+// and go to the retry policy, and the host is down for every loader's driver at once (its last
+// connection failed), as with a `kill` (close_connections), instead of each request waiting for
+// the client timeout until faults.driver_detection_ms.
+void Simulation::Impl::node_leaves(NodeId n) {
+  if (!nodes_.up(n)) return;
+  nodes_.set_down(n, now_);
+  close_connections(n);  // sim_client.cpp
+}
+
+// removenode removes a node that is dead and seen down: Cassandra and ScyllaDB refuse a live one
+// (apache/cassandra StorageService.removeNode, scylladb/scylladb service/storage_service.cc
+// removenode: "is alive and owns this ID. Use decommission command to remove it from the ring").
+// So at the event the node is down for the coordinators (gossip) and for the driver, and nothing
+// waits for it: the requests in flight to it fail at once, as on a closed connection. A death that
+// the driver has still to detect is a `down` fault before the event.
+void Simulation::Impl::node_removed(NodeId n) {
+  if (!nodes_.up(n)) return;  // already down (a fault): its own detection applies
+  server_up_[n] = 0;
+  node_leaves(n);
+}
+
+
+void Simulation::Impl::schedule_detection(NodeId n, bool up, const TokenRing* ring, std::int8_t member) {
+  const auto at_driver = now_ + sc_.faults.driver_detection;
+  const auto at_server = now_ + sc_.faults.server_detection;
+  detections_.push_back({at_driver, n, up, true, ring, member});
+  q_.push(at_driver, kDetect, static_cast<std::uint32_t>(detections_.size() - 1));
+  detections_.push_back({at_server, n, up, false});
+  q_.push(at_server, kDetect, static_cast<std::uint32_t>(detections_.size() - 1));
+}
+
+void Simulation::Impl::schedule_driver_detection(NodeId n, bool up, const TokenRing* ring, std::int8_t member) {
+  const auto at = now_ + sc_.faults.driver_detection;
+  detections_.push_back({at, n, up, true, ring, member});
+  q_.push(at, kDetect, static_cast<std::uint32_t>(detections_.size() - 1));
 }
 
 void Simulation::Impl::on_detect(std::uint32_t idx) {

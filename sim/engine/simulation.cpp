@@ -124,12 +124,13 @@ Simulation::Impl::Impl(const Scenario& sc, const PolicyEntry& entry, std::unique
   if (per_shard && shards_ > 1) shard_counts_.assign(n_ * shards_, {});
   if (sc.nodes.max_requests_per_shard > 0) admitted_.assign(n_ * shards_, 0);
 
-  init_tablets();
+  init_vnode_changes();  // sim_vnode_changes.cpp
+  make_mechanisms(true);  // sim/mech/mechanisms.inc: the placement, before the policies start
   result_.timeline.set_nodes(n_);
   policy_->init(view_, policy_rng_);
   exact_in_flight_ = policy_->reads_in_flight();
   init_loaders();  // sim_loaders.cpp: loader 0 always exists
-  make_mechanisms();  // sim/mech/mechanisms.inc: state and hooks (no draw until start())
+  make_mechanisms(false);  // the others: state and hooks (no draw until start())
   choose_request_path();
 }
 
@@ -196,7 +197,7 @@ void Simulation::Impl::start_op(std::uint32_t thread, std::uint32_t loader) {
     LBSIM_DCHECK(range == dring_->range_index(d.token), "an operation's range found ahead is not its range");
     op.range = range;
   } else {
-    op.range = static_cast<std::uint32_t>(H && tablets_ ? tablet_index(d.token, tmap_.log2_count()) : dring_->range_index(d.token));
+    op.range = H && hooks_.op_range ? hooks_.op_range(d.token) : static_cast<std::uint32_t>(dring_->range_index(d.token));
   }
   op.thread = thread;
   op.rows = d.rows;
@@ -212,20 +213,9 @@ void Simulation::Impl::start_op(std::uint32_t thread, std::uint32_t loader) {
   op_loader_[id] = static_cast<std::uint8_t>(loader);
   ++L.in_flight;
   x.rnd.rebind(*L.plan_rng);  // the loader's plan stream
-  op.plan = L.policy->new_plan(request_of(op), x.rnd, x.arena);
+  op.plan = L.policy->new_plan(request_of<H>(op), x.rnd, x.arena);
   if (H && !hooks_.op_started.empty()) [[unlikely]] hooks_.op_started.fire(id);
   if (!send_attempt<H>(id, true)) finish_op<H>(id, false, ErrorKind::NoHostAvailable);
-}
-
-policy::Request Simulation::Impl::request_of(Op& op) {
-  policy::Request req;
-  req.routed = op.routed;
-  req.token = op.token;
-  if (op.routed) req.replicas = driver_replicas(op);
-  req.cl = op.cl;
-  req.lwt = op.kind == OpKind::Lwt;
-  req.now = now_;
-  return req;
 }
 
 bool Simulation::Impl::next_draw(OpDraw& d, std::uint32_t& range) {
@@ -348,19 +338,11 @@ void Simulation::Impl::open_window() {
   for (const Conn& c : conns_) conn_requests_start_.push_back(c.requests);
   shard_counts_start_ = shard_counts_;
   busy_rejections_start_ = busy_rejections_;
-  tc_start_ = tc_;
   node_hops_start_ = node_hops_;
-  if (stream_report_) {
-    stream_time_start_.clear();
-    for (NodeId n = 0; n < n_; ++n) stream_time_start_.push_back(stream_time_at(n, now_));
-    sent_start_ = streamed_mb(true);
-    recv_start_ = streamed_mb(false);
-  }
 }
 
 void Simulation::Impl::close_window() {
   LBSIM_DCHECK(!window_closed_, "the measurement window closed twice (the latency merge would count twice)");
-  tc_end_ = tc_;
   if (!window_open_) open_window();
   window_closed_ = true;
   window_end_ = now_;
@@ -368,12 +350,6 @@ void Simulation::Impl::close_window() {
   for (NodeId n = 0; n < n_; ++n) snap_end_.push_back(nodes_.snapshot(n, now_));
   for (const auto& m : mechs_)
     if (m) m->window_close();
-  if (stream_report_) {
-    stream_time_end_.clear();
-    for (NodeId n = 0; n < n_; ++n) stream_time_end_.push_back(stream_time_at(n, now_));
-    sent_end_ = streamed_mb(true);
-    recv_end_ = streamed_mb(false);
-  }
   cpu_busy_end_ = cpu_.busy_until(now_);
   rng_end_ = cpu_.shared_rng_time();
   for (const auto& L : loaders_) {
@@ -500,7 +476,7 @@ RunResult Simulation::Impl::run(const RunOptions& options) {
   const auto wall0 = std::chrono::steady_clock::now();
   // Draws ahead where the lookup tables outgrow 1 MiB: they no longer stay in a core's 512 KiB
   // L2 beside the rest (6 nodes x 256 tokens: 57 KB; 3,000 x 256: 29 MB).
-  const bool may_look_ahead = !sc_.workload.trace && !tablets_ && !vnode_changes_;
+  const bool may_look_ahead = !sc_.workload.trace && !hooks_.op_range && !vnode_changes_;
   lookahead_ = may_look_ahead && (options.draw_ahead == DrawAhead::Auto ? ring_.lookup_bytes() > (std::size_t{1} << 20)
                                                                         : options.draw_ahead == DrawAhead::On);
   const WorkloadSpec& w = sc_.workload;

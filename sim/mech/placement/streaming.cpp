@@ -1,5 +1,5 @@
-// The streaming stage of a tablet migration (issue 35): which replicas send, how fast, and the CPU
-// it costs.
+// The streaming stage of a tablet migration (issue 35; tablets.hpp): which replicas send, how
+// fast, and the CPU it costs.
 // - Streams. A migration streams its tablet from the leaving replica to the pending one. A
 //   leaving replica on a dead node (removenode) is rebuilt from every live replica of the tablet:
 //   one stream from each. Before ScyllaDB's repair-based rebuild (ServerRules::rebuild_repair) each
@@ -30,6 +30,7 @@
 #include <limits>
 
 #include "sim/engine/sim_impl.hpp"
+#include "sim/mech/placement/tablets.hpp"
 
 namespace lbsim {
 
@@ -38,27 +39,27 @@ constexpr double kChunkCpuUs = 500;   // ScyllaDB's task quota (0.5 ms)
 constexpr double kChunkMbNoCpu = 1.0;  // chunk size when streams cost no CPU: pacing granularity only
 }  // namespace
 
-void Simulation::Impl::stream_node_change(NodeId n, int delta) {
-  if (node_streams_[n] > 0) node_stream_time_[n] += now_ - node_stream_since_[n];
+void TabletPlacement::stream_node_change(NodeId n, int delta) {
+  if (node_streams_[n] > 0) node_stream_time_[n] += core_.now_ - node_stream_since_[n];
   node_streams_[n] = static_cast<std::uint32_t>(static_cast<int>(node_streams_[n]) + delta);
-  node_stream_since_[n] = now_;
+  node_stream_since_[n] = core_.now_;
 }
 
-SimTime Simulation::Impl::stream_time_at(NodeId n, SimTime t) const {
+SimTime TabletPlacement::stream_time_at(NodeId n, SimTime t) const {
   return node_stream_time_[n] + (node_streams_[n] > 0 ? t - node_stream_since_[n] : 0);
 }
 
-void Simulation::Impl::start_streaming(std::uint32_t slot) {
+void TabletPlacement::start_streaming(std::uint32_t slot) {
   Migration& m = migs_[slot];
   m.stage = MigStage::Streaming;
-  const ChangeSpec& ch = sc_.changes;
+  const ChangeSpec& ch = ch_;
   const double size = tablet_mb();  // the current tablet's size: a split halves it
   std::array<TabletReplica, 64> src{};
   std::size_t k = 0;
-  const bool rebuild = !nodes_.up(m.m.from.host);
+  const bool rebuild = !core_.nodes_.up(m.m.from.host);
   if (rebuild) {
     for (const TabletReplica& r : tmap_.replicas(m.m.tablet))
-      if (!(r == m.m.from) && nodes_.up(r.host) && k < src.size()) src[k++] = r;
+      if (!(r == m.m.from) && core_.nodes_.up(r.host) && k < src.size()) src[k++] = r;
   } else {
     src[k++] = m.m.from;
   }
@@ -79,7 +80,7 @@ void Simulation::Impl::start_streaming(std::uint32_t slot) {
     st.src = src[i];
     st.dst = m.m.to;
     // Repair-based rebuild: each source reads its whole copy, the new replica gets 1/k from each.
-    const bool repair = rebuild && rules_.rebuild_repair;
+    const bool repair = rebuild && core_.rules_.rebuild_repair;
     st.net_mb = repair ? size / static_cast<double>(k) : size;
     st.left_mb = st.net_mb;
     const double read_mb = size;
@@ -98,8 +99,8 @@ void Simulation::Impl::start_streaming(std::uint32_t slot) {
     // pro rata (streamed_mb), so a window that ends mid-stream reports what moved.
     const SimTime t = static_cast<SimTime>(size / ch.stream_mb_s * 1e9 + 0.5);
     for (std::uint32_t i = 0; i < streams_.size(); ++i)
-      if (streams_[i].active && streams_[i].mig == slot) streams_[i].start = now_, streams_[i].end = now_ + t;
-    push_mech(now_ + t, kMechPlacement, kMigration, slot);
+      if (streams_[i].active && streams_[i].mig == slot) streams_[i].start = core_.now_, streams_[i].end = core_.now_ + t;
+    push(core_.now_ + t, kMigration, slot);
     return;
   }
   if (m.streams_left == 0 || size <= 0) {
@@ -114,18 +115,18 @@ void Simulation::Impl::start_streaming(std::uint32_t slot) {
     if (streams_[i].active && streams_[i].mig == slot) on_stream_chunk(i);
 }
 
-std::vector<double> Simulation::Impl::streamed_mb(bool sent) const {
+std::vector<double> TabletPlacement::streamed_mb(bool sent) const {
   std::vector<double> mb = sent ? node_sent_mb_ : node_recv_mb_;
   for (const Stream& st : streams_) {
     if (!st.active || st.chunked || st.end <= st.start) continue;
-    const double f = std::clamp(static_cast<double>(now_ - st.start) / static_cast<double>(st.end - st.start), 0.0, 1.0);
+    const double f = std::clamp(static_cast<double>(core_.now_ - st.start) / static_cast<double>(st.end - st.start), 0.0, 1.0);
     mb[sent ? st.src.host : st.dst.host] += f * st.left_mb;
   }
   return mb;
 }
 
-void Simulation::Impl::assign_stream_rates() {
-  const ChangeSpec& ch = sc_.changes;
+void TabletPlacement::assign_stream_rates() {
+  const ChangeSpec& ch = ch_;
   const double cap = ch.stream_mb_s;
   std::vector<std::uint32_t> live;
   for (std::uint32_t i = 0; i < streams_.size(); ++i)
@@ -182,27 +183,27 @@ void Simulation::Impl::assign_stream_rates() {
   }
 }
 
-void Simulation::Impl::on_stream_chunk(std::uint32_t id) {
+void TabletPlacement::on_stream_chunk(std::uint32_t id) {
   Stream& st = streams_[id];
   if (st.left_mb <= 0) {  // the last chunk's pace and CPU are over
     end_stream(id);
     return;
   }
   const double c = std::min(st.chunk_mb, st.left_mb);
-  SimTime next = now_ + static_cast<SimTime>(c / st.rate * 1e9 + 0.5);
+  SimTime next = core_.now_ + static_cast<SimTime>(c / st.rate * 1e9 + 0.5);
   // The chunk's CPU on both tablet shards, queued behind (and ahead of) requests.
-  if (st.send_us_per_mb > 0 && nodes_.up(st.src.host))
-    next = std::max(next, nodes_.enqueue(st.src.host, st.src.shard, now_, c * st.send_us_per_mb * 1e3));
-  if (st.recv_us_per_mb > 0 && nodes_.up(st.dst.host))
-    next = std::max(next, nodes_.enqueue(st.dst.host, st.dst.shard, now_, c * st.recv_us_per_mb * 1e3));
+  if (st.send_us_per_mb > 0 && core_.nodes_.up(st.src.host))
+    next = std::max(next, core_.nodes_.enqueue(st.src.host, st.src.shard, core_.now_, c * st.send_us_per_mb * 1e3));
+  if (st.recv_us_per_mb > 0 && core_.nodes_.up(st.dst.host))
+    next = std::max(next, core_.nodes_.enqueue(st.dst.host, st.dst.shard, core_.now_, c * st.recv_us_per_mb * 1e3));
   st.left_mb -= c;
   if (st.left_mb < 1e-9 * st.net_mb) st.left_mb = 0;
   node_sent_mb_[st.src.host] += c;
   node_recv_mb_[st.dst.host] += c;
-  push_mech(next, kMechPlacement, kStreamChunk, id);
+  push(next, kStreamChunk, id);
 }
 
-void Simulation::Impl::end_stream(std::uint32_t id) {
+void TabletPlacement::end_stream(std::uint32_t id) {
   Stream& st = streams_[id];
   st.active = false;
   stream_node_change(st.src.host, -1);
@@ -213,7 +214,7 @@ void Simulation::Impl::end_stream(std::uint32_t id) {
   if (--migs_[slot].streams_left == 0) streaming_done(slot);
 }
 
-void Simulation::Impl::streaming_done(std::uint32_t slot) {
+void TabletPlacement::streaming_done(std::uint32_t slot) {
   // Streams without chunks (the fixed time) end together now, their data counted at the end.
   for (std::uint32_t i = 0; i < streams_.size(); ++i) {
     Stream& st = streams_[i];
@@ -229,12 +230,12 @@ void Simulation::Impl::streaming_done(std::uint32_t slot) {
   Migration& m = migs_[slot];
   m.streams_left = 0;
   m.stage = MigStage::WriteBothReadNew;
-  const SimTime latency = sc_.changes.migration_latency;
-  if (rules_.tablet_stages) {
-    push_mech(now_ + latency / 5, kMechPlacement, kMigration, slot);
+  const SimTime latency = ch_.migration_latency;
+  if (core_.rules_.tablet_stages) {
+    push(core_.now_ + latency / 5, kMigration, slot);
     rebalance();  // the migration's slots are free: the balancer may start others now
   } else {
-    push_mech(now_ + latency - latency / 2, kMechPlacement, kMigration, slot);
+    push(core_.now_ + latency - latency / 2, kMigration, slot);
   }
 }
 

@@ -27,6 +27,7 @@
 #include <fmt/format.h>
 
 #include "sim/engine/sim_impl.hpp"
+#include "sim/mech/placement/tablets.hpp"
 
 namespace lbsim {
 
@@ -34,35 +35,37 @@ namespace {
 constexpr SimTime kLoadStatsRefresh = 60 * kSec;  // SS topology_coordinator.cc
 }
 
-void Simulation::Impl::init_resize() {
-  trules_ = tablet_rules(server_rules(sc_.nodes.server));
-  table_mb_ = sc_.tablet_table_mb;
+void TabletPlacement::init_resize() {
+  trules_ = tablet_rules(server_rules(core_.sc_.nodes.server));
+  table_mb_ = core_.sc_.tablet_table_mb;
   tcount_start_ = tmap_.count();
   if (!trules_.resize_by_size) return;
   // 2025.1's "growing mode": the loaded table left it if its size split it above its creation count.
-  std::vector<DcShards> dcs(topo_.dcs.size());
-  for (NodeId n = 0; n < n_; ++n) dcs[topo_.node_dc[n]].shards += bnodes_[n].shards;
-  for (std::uint32_t d = 0; d < dcs.size(); ++d) dcs[d].rf = ring_.replication().rf_for_dc(topo_.dcs[d]);
-  const TabletOptions opts = sc_.cluster.replication.tablets ? *sc_.cluster.replication.tablets : TabletOptions{};
+  std::vector<DcShards> dcs(core_.topo_.dcs.size());
+  for (NodeId n = 0; n < core_.n_; ++n) dcs[core_.topo_.node_dc[n]].shards += bnodes_[n].shards;
+  for (std::uint32_t d = 0; d < dcs.size(); ++d) dcs[d].rf = core_.ring_.replication().rf_for_dc(core_.topo_.dcs[d]);
+  const auto& given = core_.sc_.cluster.replication.tablets;
+  const TabletOptions opts = given ? *given : TabletOptions{};
   split_before_ = tmap_.count() > tablet_count(opts, dcs, trules_);
 }
 
-double Simulation::Impl::tablet_mb() const {
+double TabletPlacement::tablet_mb() const {
   return table_mb_ / static_cast<double>(tmap_.count());
 }
 
-bool Simulation::Impl::resize_before_balancing() {
+bool TabletPlacement::resize_before_balancing() {
   if (!trules_.resize_by_size) return true;
   // The DC's shards: members' (normal token owners), draining ones per the release.
-  std::vector<DcShards> dcs(topo_.dcs.size());
+  std::vector<DcShards> dcs(core_.topo_.dcs.size());
   bool draining = false;
-  for (NodeId n = 0; n < n_; ++n) {
+  for (NodeId n = 0; n < core_.n_; ++n) {
     draining = draining || bnodes_[n].draining;
     if (bnodes_[n].draining && !trules_.draining_counts) continue;
-    dcs[topo_.node_dc[n]].shards += bnodes_[n].shards;
+    dcs[core_.topo_.node_dc[n]].shards += bnodes_[n].shards;
   }
-  for (std::uint32_t d = 0; d < dcs.size(); ++d) dcs[d].rf = ring_.replication().rf_for_dc(topo_.dcs[d]);
-  const TabletOptions opts = sc_.cluster.replication.tablets ? *sc_.cluster.replication.tablets : TabletOptions{};
+  for (std::uint32_t d = 0; d < dcs.size(); ++d) dcs[d].rf = core_.ring_.replication().rf_for_dc(core_.topo_.dcs[d]);
+  const auto& given = core_.sc_.cluster.replication.tablets;
+  const TabletOptions opts = given ? *given : TabletOptions{};
   const std::uint64_t count = tmap_.count();
   const std::uint64_t target =
       tablet_resize_target(opts, dcs, trules_, count, table_mb_, resize_pending_, split_before_);
@@ -73,18 +76,18 @@ bool Simulation::Impl::resize_before_balancing() {
     resize_ready_ = false;
     ++resize_seq_;
     if (want > 0) {
-      const SimTime tick = (now_ / kLoadStatsRefresh + 1) * kLoadStatsRefresh;
-      push_mech(tick, kMechPlacement, kResizeTick, resize_seq_);
+      const SimTime tick = (core_.now_ / kLoadStatsRefresh + 1) * kLoadStatsRefresh;
+      push(tick, kResizeTick, resize_seq_);
     }
   }
   if (resize_pending_ < 0 && !resize_ready_) {
     resize_ready_ = tmap_.siblings_colocated();
     if (!resize_ready_ && !merge_warned_) {
       merge_warned_ = true;
-      result_.warnings.push_back(fmt::format(
+      core_.result_.warnings.push_back(fmt::format(
           "cluster.server '{}' would merge the table's {} tablets into {} at {:.1f} s; lbsim's balancer does not "
           "co-locate sibling tablets, which a merge needs, so the count stays",
-          server_rules(sc_.nodes.server).name, count, count / 2, to_sec(now_)));
+          server_rules(core_.sc_.nodes.server).name, count, count / 2, to_sec(core_.now_)));
     }
   }
   if (!resize_ready_) return true;
@@ -94,13 +97,13 @@ bool Simulation::Impl::resize_before_balancing() {
   return true;
 }
 
-void Simulation::Impl::on_resize_tick(std::uint32_t decision) {
+void TabletPlacement::on_resize_tick(std::uint32_t decision) {
   if (decision != resize_seq_ || resize_pending_ <= 0) return;  // revoked since
   resize_ready_ = true;
   rebalance();
 }
 
-void Simulation::Impl::finalize_resize() {
+void TabletPlacement::finalize_resize() {
   const bool split = resize_pending_ > 0;
   const std::uint64_t old_count = tmap_.count();
   tmap_ = split ? tmap_.split() : tmap_.merge();
@@ -112,8 +115,8 @@ void Simulation::Impl::finalize_resize() {
   // (merge) as many current tablets.
   if (cache_w_.empty()) cache_w_.assign(old_count, 0);
   std::vector<std::uint8_t> known(count), w(count);
-  std::vector<NodeId> hosts(count * tstride_);
-  std::vector<std::uint32_t> shards(count * tstride_);
+  std::vector<NodeId> hosts(count * stride_);
+  std::vector<std::uint32_t> shards(count * stride_);
   for (std::uint64_t t = 0; t < count; ++t) {
     // Split: the halves inherit i's entry. Merge: the merged tablet is routed from the first
     // sibling's entry when both halves are cached (an approximation: one cached half alone counts
@@ -123,10 +126,10 @@ void Simulation::Impl::finalize_resize() {
     if (known[t])
       w[t] = static_cast<std::uint8_t>(split ? cache_w_[from] + 1
                                              : std::max(std::max(cache_w_[from], cache_w_[from + 1]), std::uint8_t{1}) - 1);
-    std::copy_n(cache_hosts_.begin() + static_cast<std::ptrdiff_t>(from * tstride_), tstride_,
-                hosts.begin() + static_cast<std::ptrdiff_t>(t * tstride_));
-    std::copy_n(cache_shards_.begin() + static_cast<std::ptrdiff_t>(from * tstride_), tstride_,
-                shards.begin() + static_cast<std::ptrdiff_t>(t * tstride_));
+    std::copy_n(cache_hosts_.begin() + static_cast<std::ptrdiff_t>(from * stride_), stride_,
+                hosts.begin() + static_cast<std::ptrdiff_t>(t * stride_));
+    std::copy_n(cache_shards_.begin() + static_cast<std::ptrdiff_t>(from * stride_), stride_,
+                shards.begin() + static_cast<std::ptrdiff_t>(t * stride_));
   }
   cache_known_ = std::move(known);
   cache_w_ = std::move(w);
@@ -134,8 +137,10 @@ void Simulation::Impl::finalize_resize() {
   cache_shards_ = std::move(shards);
   // Operations and requests in flight name their tablet by index: renumber them.
   const int k = tmap_.log2_count();
-  for (std::uint32_t i = 0; i < ops_.capacity(); ++i) ops_[i].range = static_cast<std::uint32_t>(tablet_index(ops_[i].token, k));
-  for (std::uint32_t i = 0; i < crs_.capacity(); ++i) crs_[i].range = static_cast<std::uint32_t>(tablet_index(crs_[i].token, k));
+  auto& ops = core_.ops_;
+  auto& crs = core_.crs_;
+  for (std::uint32_t i = 0; i < ops.capacity(); ++i) ops[i].range = static_cast<std::uint32_t>(tablet_index(ops[i].token, k));
+  for (std::uint32_t i = 0; i < crs.capacity(); ++i) crs[i].range = static_cast<std::uint32_t>(tablet_index(crs[i].token, k));
   if (split) {
     ++splits_;
     split_before_ = true;
@@ -147,7 +152,7 @@ void Simulation::Impl::finalize_resize() {
   ++resize_seq_;
 }
 
-void Simulation::Impl::drop_cached_entry(std::uint32_t tablet) {
+void TabletPlacement::drop_cached_entry(std::uint32_t tablet) {
   if (cache_w_.empty() || !cache_known_[tablet] || cache_w_[tablet] == 0) return;
   // The entry covering `tablet` spans an aligned block of 2^w current tablets.
   const std::uint64_t width = std::uint64_t{1} << cache_w_[tablet];
