@@ -47,11 +47,11 @@ void Simulation::Impl::make_mechanisms(bool before_policies) {
       mechs_[i] = kList[i].make(*this, static_cast<std::uint16_t>(kMechListed + i));  // null: not used
 }
 
-// The bare copy of the request path (sim_impl.hpp) runs when the scenario uses no mechanism: none of
-// the list's, and none of those still in the core (tablets, vnode changes). Then no hook point may
-// have a subscriber, since the bare copy would skip it: checked here, once.
+// The bare copy of the request path (sim_impl.hpp) runs when the scenario uses no mechanism of the
+// list. Then no hook point may have a subscriber, since the bare copy would skip it: checked here,
+// once.
 void Simulation::Impl::choose_request_path() {
-  bool any = vnode_changes_;  // the vnode changes, still in the core
+  bool any = false;
   for (const auto& m : mechs_) any = any || m != nullptr;
   hooked_ = any;
   if (hooked_) return;
@@ -64,18 +64,8 @@ void Simulation::Impl::choose_request_path() {
 // A mechanism's event: its entry leaves the table before its handler runs (which may push more).
 void Simulation::Impl::on_mech(std::uint32_t id) {
   const MechEvent m = mech_events_.take(id);
-  switch (m.mech) {
-    case kMechPlacement:
-      switch (m.sub) {
-        case kChange: on_change(m.arg); break;
-        case kChangeDone: on_change_done(m.arg); break;
-        default: check_fail("placement event of unknown kind", m.sub);
-      }
-      break;
-    default:
-      if (Mechanism* x = listed(m.mech)) x->on_event(m.sub, m.arg);
-      else check_fail("event of unknown mechanism", m.mech);
-  }
+  if (Mechanism* x = listed(m.mech)) x->on_event(m.sub, m.arg);
+  else check_fail("event of unknown mechanism", m.mech);
 }
 
 }  // namespace lbsim

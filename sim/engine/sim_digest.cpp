@@ -37,15 +37,7 @@ EventDigest::Entry Simulation::Impl::digest_entry(const EventQueue::Event& e) co
     case kMech: {
       const MechEvent& m = mech_events_.peek(id);
       d.slot = m.arg;
-      static constexpr std::array<const char*, 5> kPlacement{"placement.change", "placement.migration",
-                                                             "placement.change_done", "placement.stream_chunk",
-                                                             "placement.resize_tick"};
-      switch (m.mech) {
-        case kMechPlacement: d.kind = m.sub < kPlacement.size() ? kPlacement[m.sub] : "placement.unknown"; break;
-        default:
-          d.kind = listed(m.mech) ? listed(m.mech)->event_name(m.sub) : "mech.unknown";
-          break;
-      }
+      d.kind = listed(m.mech) ? listed(m.mech)->event_name(m.sub) : "mech.unknown";
       break;
     }
     default: d.kind = "unknown"; break;

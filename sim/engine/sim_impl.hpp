@@ -43,11 +43,9 @@ struct Simulation::Impl {
     kDecoded, kHopDone, kArrival, kMech, kEvKinds
   };
   static_assert(kEvKinds <= 16, "the event queue encodes 16 kinds");
-  // The mechanisms whose events travel as kMech, and their sub-kinds.
-  // Mechanisms not yet in sim/mech/ (issue 45) have these ids; those of sim/mech/mechanisms.inc
-  // follow, kMechListed + their index in mechs_.
-  enum Mech : std::uint16_t { kMechPlacement, kMechListed };
-  enum PlacementEv : std::uint16_t { kChange, kMigration, kChangeDone, kStreamChunk, kResizeTick };
+  // A kMech event's mechanism id: kMechListed + the mechanism's index in mechs_ (every mechanism
+  // is one of sim/mech/mechanisms.inc's; issue 45).
+  enum Mech : std::uint16_t { kMechListed };
   MechEvents mech_events_;
   void push_mech(SimTime at, std::uint16_t mech, std::uint16_t sub, std::uint32_t arg) {
     q_.push(at, kMech, mech_events_.add({mech, sub, arg}));
@@ -59,7 +57,7 @@ struct Simulation::Impl {
   std::vector<std::unique_ptr<Mechanism>> mechs_;
   // mechanisms.cpp: those listed LBSIM_MECHANISM_BEFORE_POLICIES (before_policies), then the others.
   void make_mechanisms(bool before_policies);
-  // The listed mechanism with event id `mech`, or null (a legacy id, or one the scenario does not use).
+  // The listed mechanism with event id `mech`, or null (one the scenario does not use).
   Mechanism* listed(std::uint16_t mech) const {
     const std::size_t i = std::size_t{mech} - kMechListed;
     return mech >= kMechListed && i < mechs_.size() ? mechs_[i].get() : nullptr;
@@ -103,7 +101,10 @@ struct Simulation::Impl {
   // The workload's next operation (OpGenerator::next) and, with draws ahead, its range.
   bool next_draw(OpDraw& d, std::uint32_t& range);
   template <bool H = true> void finish_op(std::uint32_t op, bool success, ErrorKind error);
-  void maybe_free_op(std::uint32_t op);
+  // Inline: its callers are in two files, which a unity build may compile apart.
+  void maybe_free_op(std::uint32_t id) {
+    if (ops_[id].done && ops_[id].alive == 0) ops_.release(id);
+  }
   void open_window();
   void close_window();
   bool may_issue() const;
@@ -148,7 +149,7 @@ struct Simulation::Impl {
   template <bool H = true>
   std::span<const NodeId> driver_replicas(const Op& op) {
     if (H && hooks_.driver_replicas) [[unlikely]] return hooks_.driver_replicas(op.range, op.token);
-    return dring_->replicas_at(op.range, ReplicaOrder::Driver);
+    return ring_.replicas_at(op.range, ReplicaOrder::Driver);
   }
   template <bool H = true>
   std::uint32_t driver_shard(const Op& op, NodeId host);  // sim_client.cpp
@@ -156,7 +157,8 @@ struct Simulation::Impl {
   std::span<const NodeId> coordinator_replicas(std::uint32_t cr, bool read, std::array<NodeId, 64>& buf,
                                                std::uint32_t& pending) {
     if (H && hooks_.coordinator_replicas) [[unlikely]] return hooks_.coordinator_replicas(cr, read, buf, pending);
-    return server_replicas(crs_[cr].range, crs_[cr].token, read, buf, pending);
+    pending = 0;
+    return ring_.replicas_at(crs_[cr].range, ReplicaOrder::Server);
   }
   template <bool H = true>
   std::uint32_t replica_shard(std::uint32_t range, Token t, NodeId r) const {
@@ -175,27 +177,17 @@ struct Simulation::Impl {
     req.now = now_;
     return req;
   }
-  // sim_server.cpp: nodes that leave the cluster (the placement's topology changes).
+  // sim_server.cpp: nodes that leave the cluster (the placement's topology changes) and the
+  // detections and faults a mechanism schedules.
   void node_leaves(NodeId n);   // a decommissioned node leaves: down, its client connections closed
   void node_removed(NodeId n);  // removenode: the node is dead and seen down by gossip and driver
   // The node's detection by the drivers and by gossip after their delays from now (`ring`: the
   // drivers' token map from then on; `member`: Detection::member), or by the drivers only.
   void schedule_detection(NodeId n, bool up, const TokenRing* ring = nullptr, std::int8_t member = 0);
   void schedule_driver_detection(NodeId n, bool up, const TokenRing* ring, std::int8_t member);
+  void schedule_fault(const FaultEvent& f);  // a down, kill or up action at f.at
   void warn_late_hung();  // sim_client.cpp: the report's warning for hung operations ended after the window
 
-  // sim_vnode_changes.cpp: topology changes of vnode keyspaces (not yet in sim/mech/placement).
-  void init_vnode_changes();
-  // The replicas a coordinator uses for `range` of the server's current ring: reads see the read
-  // set, writes the write set: the replicas, then the `pending` ones (a vnode range's new replicas
-  // while a node joins or leaves).
-  std::span<const NodeId> server_replicas(std::uint32_t range, Token token, bool read, std::array<NodeId, 64>& buf,
-                                          std::uint32_t& pending) const;
-  void on_change(std::uint32_t idx);
-  // Vnode keyspaces: one ring change at a time (later events wait), streaming then switching.
-  void start_vnode_change(std::uint32_t idx);
-  void on_change_done(std::uint32_t idx);
-  const TokenRing* member_ring(const std::vector<std::uint8_t>& members);
 
 
   // A read's targets: a mechanism's read_order strategy (hooks.hpp), else the core's default.
@@ -236,10 +228,6 @@ struct Simulation::Impl {
   void on_detect(std::uint32_t idx);
 
   static constexpr SimTime kNever = std::numeric_limits<SimTime>::max();
-  // Cassandra's RING_DELAY, how long a node that announced LEFT keeps running before it shuts its
-  // client servers down (apache/cassandra 3.11 StorageService: cassandra.ring_delay_ms, 30 s by
-  // default; ScyllaDB's ring_delay_ms is 30,000 too, scylladb/scylladb db/config.cc).
-  static constexpr SimTime kRingDelay = 30 * kSec;
   // sim_client.cpp: loader 0's driver marks a host down (`by`: what told it; the driver_down hook),
   // and a kill or a node leaving closes every loader's connections to the node.
   void driver_mark_down(NodeId n, const char* by);
@@ -290,16 +278,9 @@ struct Simulation::Impl {
   std::vector<std::uint32_t> admitted_;
 
   const Scenario& sc_;
+  // The vnode ring: the placement of every token unless a mechanism's strategies say otherwise
+  // (hooks.hpp; sim/mech/placement: tablets, a ring that changes).
   const TokenRing& ring_;
-  // Vnode keyspaces: the coordinators' ring, the ring being streamed to (pending ranges) and the
-  // driver's token map; all &ring_ without topology changes.
-  const TokenRing* sring_ = nullptr;
-  const TokenRing* pring_ = nullptr;
-  const TokenRing* dring_ = nullptr;
-  std::vector<std::unique_ptr<TokenRing>> rings_;
-  std::vector<std::uint8_t> vnode_members_;
-  std::vector<std::uint32_t> queued_changes_;
-  bool vnode_changes_ = false, streaming_ = false;
   const Topology& topo_;
   PolicyEntry entry_;
   std::unique_ptr<policy::Policy> policy_;

@@ -127,9 +127,6 @@ void Simulation::Impl::on_coord_done(std::uint32_t cr) {
     return;
   }
   if (H) hooks_.coordinator_executed.fire(cr);  // the coordinator's own work ended (hooks.hpp)
-  // With vnode topology changes the ring may have changed since the driver planned: the range is
-  // the coordinator's.
-  if (H && vnode_changes_) c.range = static_cast<std::uint32_t>(sring_->range_index(c.token));
   std::array<NodeId, 64> rbuf;  // written before read; not zeroed (a 256-byte store per request)
   std::uint32_t pending = 0;
   const auto replicas = coordinator_replicas<H>(cr, c.kind == OpKind::Read, rbuf, pending);
@@ -212,8 +209,7 @@ template <bool H>
 void Simulation::Impl::send_phase(std::uint32_t cr) {
   CoordReq& c = crs_[cr];
   c.got = 0;
-  // The ring may have switched since the previous Paxos round (vnode topology changes).
-  if (H && vnode_changes_) c.range = static_cast<std::uint32_t>(sring_->range_index(c.token));
+  // The replicas may have changed since the previous Paxos round (a placement's strategy).
   std::array<NodeId, 64> rbuf;  // written before read; not zeroed (a 256-byte store per request)
   std::uint32_t pending = 0;
   const auto replicas = coordinator_replicas<H>(cr, c.phase == 1, rbuf, pending);
@@ -498,9 +494,14 @@ void Simulation::Impl::schedule_driver_detection(NodeId n, bool up, const TokenR
   q_.push(at, kDetect, static_cast<std::uint32_t>(detections_.size() - 1));
 }
 
+void Simulation::Impl::schedule_fault(const FaultEvent& f) {
+  faults_.push_back(f);
+  q_.push(f.at, kFault, static_cast<std::uint32_t>(faults_.size() - 1));
+}
+
 void Simulation::Impl::on_detect(std::uint32_t idx) {
   const Detection& d = detections_[idx];
-  if (d.driver && d.ring) dring_ = d.ring;  // the driver's token map refreshes with the topology event
+  if (d.driver && d.ring) hooks_.token_map.fire(d.ring);  // the drivers' token map refreshes with the topology event
   if (!d.driver) {
     server_up_[d.node] = d.up ? 1 : 0;
     // The cluster's STATUS_CHANGE event for a fault reaches the driver (the control connection's

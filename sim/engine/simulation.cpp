@@ -86,7 +86,7 @@ Simulation::Impl::Impl(const Scenario& sc, const PolicyEntry& entry, std::unique
   const bool fixed = sc.faults.detection == DetectionMode::Fixed;
   for (std::uint32_t i = 0; i < detections_.size(); ++i)
     if (fixed || !detections_[i].driver) q_.push(detections_[i].at, kDetect, i);
-  answers_fixed_ = sc.faults.events.empty() && !sc.changes.any();
+  answers_fixed_ = sc.faults.events.empty();  // a mechanism that moves replicas clears it
 
   result_.scenario = sc.name;
   result_.scenario_hash = sc.hash;
@@ -124,7 +124,6 @@ Simulation::Impl::Impl(const Scenario& sc, const PolicyEntry& entry, std::unique
   if (per_shard && shards_ > 1) shard_counts_.assign(n_ * shards_, {});
   if (sc.nodes.max_requests_per_shard > 0) admitted_.assign(n_ * shards_, 0);
 
-  init_vnode_changes();  // sim_vnode_changes.cpp
   make_mechanisms(true);  // sim/mech/mechanisms.inc: the placement, before the policies start
   result_.timeline.set_nodes(n_);
   policy_->init(view_, policy_rng_);
@@ -194,10 +193,10 @@ void Simulation::Impl::start_op(std::uint32_t thread, std::uint32_t loader) {
   op.start = now_;
   op.token = d.token;
   if (lookahead_) {
-    LBSIM_DCHECK(range == dring_->range_index(d.token), "an operation's range found ahead is not its range");
+    LBSIM_DCHECK(range == ring_.range_index(d.token), "an operation's range found ahead is not its range");
     op.range = range;
   } else {
-    op.range = H && hooks_.op_range ? hooks_.op_range(d.token) : static_cast<std::uint32_t>(dring_->range_index(d.token));
+    op.range = H && hooks_.op_range ? hooks_.op_range(d.token) : static_cast<std::uint32_t>(ring_.range_index(d.token));
   }
   op.thread = thread;
   op.rows = d.rows;
@@ -249,11 +248,6 @@ bool Simulation::Impl::next_draw(OpDraw& d, std::uint32_t& range) {
   const std::uint32_t shard = shard_of_token(at(0).d.token);
   for (const NodeId r : ring_.replicas_at(at(0).range, ReplicaOrder::Server)) nodes_.prefetch(r, shard);
   return true;
-}
-
-void Simulation::Impl::maybe_free_op(std::uint32_t id) {
-  Op& op = ops_[id];
-  if (op.done && op.alive == 0) ops_.release(id);
 }
 
 template <bool H>
@@ -476,7 +470,7 @@ RunResult Simulation::Impl::run(const RunOptions& options) {
   const auto wall0 = std::chrono::steady_clock::now();
   // Draws ahead where the lookup tables outgrow 1 MiB: they no longer stay in a core's 512 KiB
   // L2 beside the rest (6 nodes x 256 tokens: 57 KB; 3,000 x 256: 29 MB).
-  const bool may_look_ahead = !sc_.workload.trace && !hooks_.op_range && !vnode_changes_;
+  const bool may_look_ahead = !sc_.workload.trace && !hooks_.op_range;  // op_range: a placement's ranges
   lookahead_ = may_look_ahead && (options.draw_ahead == DrawAhead::Auto ? ring_.lookup_bytes() > (std::size_t{1} << 20)
                                                                         : options.draw_ahead == DrawAhead::On);
   const WorkloadSpec& w = sc_.workload;

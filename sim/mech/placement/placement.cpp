@@ -7,11 +7,13 @@
 
 #include "sim/engine/sim_impl.hpp"
 #include "sim/mech/placement/tablets.hpp"
+#include "sim/mech/placement/vnodes.hpp"
 
 namespace lbsim {
 
 std::unique_ptr<Mechanism> make_placement(Placement::Core& core, std::uint16_t id) {
   if (core.sc_.tablet_map) return std::make_unique<TabletPlacement>(core, id);
+  if (core.sc_.changes.any()) return std::make_unique<VnodeChanges>(core, id);
   return nullptr;
 }
 
