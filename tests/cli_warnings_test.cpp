@@ -190,8 +190,8 @@ TEST_F(VerdictWarnings, RunWithoutASuccessfulOperationExitsOne) {
 }
 
 // Issue 44: a change at or after a timed run's end does nothing; a shorter run may cut a scenario
-// before its change on purpose (tablet_streaming_test measures before a join so), so it is a
-// warning on stderr, once for all such changes, and the run goes on (exit 0).
+// before its change on purpose (sim/mech/placement/streaming_scenarios_test.cpp measures before a
+// join so), so it is a warning on stderr, once for all such changes, and the run goes on (exit 0).
 TEST_F(VerdictWarnings, AChangeAfterTheRunsEndIsWarnedAboutOnce) {
   const std::string scenario = R"({"name": "late",
     "cluster": {"datacenters": [{"name": "dc1", "racks": 2, "nodes": 4}], "num_tokens": 4, "shards": 1},

@@ -176,7 +176,7 @@ ChangeSpec parse_changes(const Json* j, const std::string& path, const Topology&
     s.stream_mb_s = mo.number("stream_mb_s", 1e-3, 1e7);
     s.max_in_per_shard = static_cast<std::uint32_t>(mo.integer("max_in_per_shard", 1, 1024, 2));
     s.max_out_per_shard = static_cast<std::uint32_t>(mo.integer("max_out_per_shard", 1, 1024, 2));
-    // The streaming cost (sim/engine/sim_streaming.cpp): 0 = none, the default.
+    // The streaming cost (sim/mech/placement/streaming.cpp): 0 = none, the default.
     s.node_stream_mb_s = mo.number("node_stream_mb_s", 0, 1e7, 0);
     s.cpu_send_us_per_mb = mo.number("cpu_send_us_per_mb", 0, 1e7, 0);
     s.cpu_receive_us_per_mb = mo.number("cpu_receive_us_per_mb", 0, 1e7, 0);

@@ -80,8 +80,8 @@ struct ServerRules {
   // "Discarding partial response ... (timed out)", counted as a dropped message; since 3.10,
   // CASSANDRA-7392). ScyllaDB: not modelled (not established that readers stop at their deadline).
   bool read_abort = false;
-  // Tablet migrations (sim/engine/sim_tablets.cpp). ScyllaDB's stage sequence: allow_write_both_read_old
-  // (writes and reads old), write_both_read_old, streaming (writes both, reads old),
+  // Tablet migrations (sim/mech/placement/migrations.cpp). ScyllaDB's stage sequence:
+  // allow_write_both_read_old (writes and reads old), write_both_read_old, streaming (writes both, reads old),
   // write_both_read_new, use_new (writes and reads new), cleanup, end_migration
   // (scylladb/scylladb locator/tablets.cc get_selector_for_writes / get_selector_for_reads, read
   // at f4a4091ca2); a migration holds its shards' streaming slots only until streaming ends
@@ -494,7 +494,7 @@ struct ChangeSpec {
   double legacy_tablet_size_mb = -1;
   std::string legacy_tablet_size_path;
   double stream_mb_s = 100;        // one stream's own bound (a sender -> receiver pair)
-  // Streaming cost (sim/engine/sim_streaming.cpp); all 0 by default: a stream then takes
+  // Streaming cost (sim/mech/placement/streaming.cpp); all 0 by default: a stream then takes
   // size / stream_mb_s and costs nothing else (the earlier model).
   // Per-node streaming bandwidth, shared max-min fairly by the node's streams, sent and received
   // together: ScyllaDB's stream_io_throughput_mb_per_sec (db/config.cc, MiB/s, 0 = unthrottled,

@@ -72,7 +72,7 @@ struct ConnectionStats {
   std::uint32_t peak_in_flight = 0;                                // over the run
 };
 
-// Tablet migrations' streaming on one node in the window (sim/engine/sim_streaming.cpp).
+// Tablet migrations' streaming on one node in the window (sim/mech/placement/streaming.cpp).
 struct NodeStreaming {
   double seconds = 0;      // time with at least one stream sending from or receiving on the node
   double sent_mb = 0;      // MB the node sent (over the network)

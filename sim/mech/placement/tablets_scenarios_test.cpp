@@ -1,7 +1,7 @@
 // Tablet keyspaces in runs (issue 11): the expectations the engine must reproduce, numbered as in
 // the other tablet tests. Each follows from the server's and the drivers' rules (scylladb/scylladb
 // locator/tablets.cc check_locality and docs/dev/protocol-extensions.md for tablets-routing-v1;
-// the drivers' tablet caches, see sim/engine/sim_tablets.cpp); the figures are worked out here:
+// the drivers' tablet caches, see tablets.cpp beside this file); the figures are worked out here:
 // - E2: a warm, shard-aware, tablet-aware driver makes no payload and no hop;
 // - E3: a cold cache misroutes about once per tablet (the decay scylladb/csharp-driver#278 shows);
 // - E5: Java 4.x before 4.19.0.1 never learns from writes (scylladb/java-driver #498, fixed by PR

@@ -1,5 +1,5 @@
-// Tablet migrations' stages and streaming (issue 35; sim/engine/sim_streaming.cpp and the stage
-// machine of sim/engine/sim_tablets.cpp). A small cluster where every move has one sender: 3
+// Tablet migrations' stages and streaming (issue 35; streaming.cpp beside this file and the stage
+// machine of migrations.cpp). A small cluster where every move has one sender: 3
 // nodes in 3 racks with one shard each, RF 3, 16 tablets; a fourth node joins rack r1, and since a
 // move may never put two replicas of a tablet in one rack, every tablet it gets comes from n1, 8
 // of them (16 -> 8 / 8). Figures worked out here:
