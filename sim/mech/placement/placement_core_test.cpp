@@ -37,7 +37,8 @@ jsonin::Json placement_core_doc(bool tablets, bool join, int nodes = 3) {
     d["changes"] = jsonin::Json::parse(
         R"({"events": [{"at_s": 1, "action": "add_node", "nodes": [{"dc": "dc1", "rack": "r1"}]}]})");
     if (tablets)
-      d["changes"]["migration"] = jsonin::Json::parse(R"({"latency_ms": 100, "table_size_mb": 160, "stream_mb_s": 100})");
+      d["changes"]["migration"] =
+          jsonin::Json::parse(R"({"latency_ms": 100, "table_size_mb": 160, "stream_mb_s": 100})");
     else
       d["changes"]["streaming_s"] = 0.1;
   }
@@ -64,7 +65,8 @@ void handle_next_placement_event(testing::CoreHarness& h, std::uint16_t sub, Sim
 }
 
 // A coordinator request of `kind` for (range, token) on `node`: its slot.
-std::uint32_t placement_request(Simulation::Impl& core, OpKind kind, std::uint32_t range, Token token, NodeId node = 0) {
+std::uint32_t placement_request(Simulation::Impl& core, OpKind kind, std::uint32_t range, Token token,
+                                NodeId node = 0) {
   const std::uint32_t cr = core.crs_.alloc();
   auto& c = core.crs_[cr];
   c.kind = kind;
@@ -192,7 +194,8 @@ TEST(PlacementCore, ACachedMissLearnsTheTabletFromThePayloadOfTheAnswer) {
 
   // Cold: the driver falls back to the vnode token map, once counted.
   EXPECT_FALSE(p->cached(tablet));
-  EXPECT_EQ(hosts_of(core.hooks_.driver_replicas(tablet, token)), hosts_of(core.ring_.replicas(token, ReplicaOrder::Driver)));
+  EXPECT_EQ(hosts_of(core.hooks_.driver_replicas(tablet, token)),
+            hosts_of(core.ring_.replicas(token, ReplicaOrder::Driver)));
   EXPECT_EQ(p->counters().fallback, 1u);
 
   // The non-replica coordinator marks its answer with the payload; the driver merges it.

@@ -139,8 +139,10 @@ void TabletPlacement::finalize_resize() {
   const int k = tmap_.log2_count();
   auto& ops = core_.ops_;
   auto& crs = core_.crs_;
-  for (std::uint32_t i = 0; i < ops.capacity(); ++i) ops[i].range = static_cast<std::uint32_t>(tablet_index(ops[i].token, k));
-  for (std::uint32_t i = 0; i < crs.capacity(); ++i) crs[i].range = static_cast<std::uint32_t>(tablet_index(crs[i].token, k));
+  for (std::uint32_t i = 0; i < ops.capacity(); ++i)
+    ops[i].range = static_cast<std::uint32_t>(tablet_index(ops[i].token, k));
+  for (std::uint32_t i = 0; i < crs.capacity(); ++i)
+    crs[i].range = static_cast<std::uint32_t>(tablet_index(crs[i].token, k));
   if (split) {
     ++splits_;
     split_before_ = true;

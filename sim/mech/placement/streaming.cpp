@@ -98,8 +98,9 @@ void TabletPlacement::start_streaming(std::uint32_t slot) {
     // The fixed time: on_migration ends the streams (streaming_done); until then their data counts
     // pro rata (streamed_mb), so a window that ends mid-stream reports what moved.
     const SimTime t = static_cast<SimTime>(size / ch.stream_mb_s * 1e9 + 0.5);
+    const SimTime now = core_.now_;
     for (std::uint32_t i = 0; i < streams_.size(); ++i)
-      if (streams_[i].active && streams_[i].mig == slot) streams_[i].start = core_.now_, streams_[i].end = core_.now_ + t;
+      if (streams_[i].active && streams_[i].mig == slot) streams_[i].start = now, streams_[i].end = now + t;
     push(core_.now_ + t, kMigration, slot);
     return;
   }
@@ -119,7 +120,8 @@ std::vector<double> TabletPlacement::streamed_mb(bool sent) const {
   std::vector<double> mb = sent ? node_sent_mb_ : node_recv_mb_;
   for (const Stream& st : streams_) {
     if (!st.active || st.chunked || st.end <= st.start) continue;
-    const double f = std::clamp(static_cast<double>(core_.now_ - st.start) / static_cast<double>(st.end - st.start), 0.0, 1.0);
+    const double span = static_cast<double>(st.end - st.start);
+    const double f = std::clamp(static_cast<double>(core_.now_ - st.start) / span, 0.0, 1.0);
     mb[sent ? st.src.host : st.dst.host] += f * st.left_mb;
   }
   return mb;
