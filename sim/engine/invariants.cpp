@@ -9,8 +9,11 @@ void Simulation::Impl::check_invariants([[maybe_unused]] bool full) const {
   LBSIM_DCHECK(finished_ <= issued_ && in_flight_ == issued_ - finished_, "in-flight count != issued - finished");
   LBSIM_DCHECK(completed_ + failed_ == finished_, "an operation ended as neither success nor error");
   LBSIM_DCHECK(ops_.live() >= in_flight_, "fewer operation slots than operations in flight");
-  LBSIM_DCHECK(measured_ == result_.measured_ops() + result_.measured_errors(),
-               "the count of measured operations drifted from the per-kind counts");
+  // Each loader counts its own operations; the run's by_op is their sum only from close_window.
+  std::uint64_t counted = 0;
+  for (const auto& L : loaders_)
+    for (const OpStats& s : L->by_op) counted += s.ops + s.error_total();
+  LBSIM_DCHECK(measured_ == counted, "the count of measured operations drifted from the loaders' per-kind counts");
   if (!full) return;
   // Every operation in flight holds a slot with a plan and is not done; every alive attempt is
   // counted once by its operation, by its host's in-flight count and by the attempt slab; every

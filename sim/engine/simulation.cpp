@@ -279,7 +279,7 @@ void Simulation::Impl::finish_op(std::uint32_t id, bool success, ErrorKind error
       ++s.errors[static_cast<std::size_t>(error)];
       result_.timeline.record_error(since);
     }
-    ++measured_;  // = result_.measured_ops() + result_.measured_errors(), without the sums
+    ++measured_;  // = the loaders' ops + errors, without the sums (check_invariants)
     if (ops_mode && measured_ >= sc_.workload.ops) close_window();
   } else if (op.start >= window_start_ && op.start < window_end_ &&
              now_ - op.start >= sc_.timeouts.client) {
