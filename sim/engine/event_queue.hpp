@@ -92,6 +92,18 @@ class EventQueue {
   bool empty() const { return size_ == 0; }
   std::size_t size() const { return size_; }
 
+  // The time of the event pop() would return (not empty()), for a caller that runs the queue up
+  // to a time of its own (Simulation::external_advance: lbsim serve's paced scheduler).
+  SimTime next_time() const {
+    if (near_ > 0) {
+      const std::size_t slot = first_slot();
+      const Node& n = node(slots_[slot].head);
+      const Event e{static_cast<SimTime>((bucket_of_slot(slot) << shift_) | n.low), n.key};
+      if (event_less(e, far_min_)) return e.at;
+    }
+    return far_.top().at;
+  }
+
   Event pop() {
     --size_;
     if (near_ > 0) {

@@ -21,6 +21,7 @@
 namespace lbsim {
 
 class TokenRing;
+enum class ErrorKind : std::uint8_t;  // sim/metrics/run_result.hpp
 
 template <class... A>
 class HookList {
@@ -179,6 +180,9 @@ struct Hooks {
   // An attempt ends: its answer reached the driver, or its client timeout fired. Before the
   // operation's count of live attempts drops and the slot is released.
   HookList<std::uint32_t, policy::ResponseKind> attempt_ended;
+  // An operation ends (finish_op: succeeded, or failed with `error`), before its slot may be
+  // released: the end of an external operation (Simulation::external_begin) subscribes.
+  HookList<std::uint32_t, bool, ErrorKind> op_ended;
   // Placement (sim/mech/placement: tablets, or a vnode ring that changes): a request's answer,
   // with its coordinator request's slot, reaches its driver (every loader's; after its attempt's
   // client timeout too), before the request is released;
@@ -219,7 +223,7 @@ struct Hooks {
            request_written.size() + answer_read.size() + client_timeout.size() + driver_down.size() +
            connections_closed.size() + status_event.size() + read_done.size() + (read_order ? 1 : 0) +
            attempt_sent.size() + attempt_ended.size() + (replica_service ? 1 : 0) + (read_split ? 1 : 0) +
-           op_started.size() + (extra_host ? 1 : 0) + answer_received.size() + coordinator_executed.size() +
+           op_started.size() + op_ended.size() + (extra_host ? 1 : 0) + answer_received.size() + coordinator_executed.size() +
            replica_hop.size() + token_map.size() + (op_range ? 1 : 0) + (driver_replicas ? 1 : 0) +
            (driver_shard ? 1 : 0) + (coordinator_replicas ? 1 : 0) + (replica_shard ? 1 : 0);
   }

@@ -449,6 +449,15 @@ struct Simulation::Impl {
   void start_loader_arrivals(std::uint32_t l);
   void collect_loaders(RunResult& r);
 
+  // Simulation::external_* (sim_external.cpp): operations submitted from outside (lbsim serve).
+  Simulation::ExternalDone external_done_;
+  Column<std::uint64_t> op_tag_;  // per operation slot, registered by external_begin only
+  void external_begin(Simulation::ExternalDone done);
+  std::uint64_t external_advance(SimTime until);
+  void external_submit(const ExternalOp& e);
+  RunResult external_end();
+  RunResult finish_result(std::uint64_t events, double wall_s, bool hooked);  // simulation.cpp
+
   RunResult result_;
 };
 

@@ -256,6 +256,7 @@ void Simulation::Impl::finish_op(std::uint32_t id, bool success, ErrorKind error
   LBSIM_DCHECK(!op.done, "an operation ended twice");
   LBSIM_DCHECK(in_flight_ > 0, "in-flight count would go negative");
   LBSIM_DCHECK(success || static_cast<std::size_t>(error) < kErrorKinds, "an operation failed without a typed error");
+  if (H && !hooks_.op_ended.empty()) [[unlikely]] hooks_.op_ended.fire(id, success, error);
   op.done = true;
   if (stress_tries_.registered()) stress_tries_[id] = 0;
   --in_flight_;
@@ -464,6 +465,29 @@ std::uint64_t Simulation::Impl::event_loop(const RunOptions& options, std::chron
   return events;
 }
 
+// Simulation::external_advance (sim_external.cpp): the events due by `until`, with the hooked
+// request path; here, where dispatch() is defined.
+std::uint64_t Simulation::Impl::external_advance(SimTime until) {
+  std::uint64_t events = 0;
+  while (!q_.empty() && q_.next_time() <= until) {
+    const EventQueue::Event e = q_.pop();
+    now_ = e.at;
+    // The lanes' next completions enter the calendar (EventQueue::popped), as in event_loop.
+    if (q_.lanes_active()) {
+      if (e.type() == kCoordDone) {
+        q_.popped(lane(crs_[e.id()].node, crs_[e.id()].shard), e);
+      } else if (e.type() == kReplicaDone) {
+        const Job& j = jobs_[e.id()];
+        q_.popped(j.answer_lane ? answer_lane(j.node, j.owner) : lane(j.node, j.owner), e);
+      }
+    }
+    dispatch<true>(e);
+    ++events;
+  }
+  if (until > now_) now_ = until;
+  return events;
+}
+
 RunResult Simulation::Impl::run(const RunOptions& options) {
   // An interrupt during the set-up is honoured before the first event (then every 65,536 events).
   if (options.cancel && options.cancel->load(std::memory_order_relaxed)) throw Cancelled();
@@ -498,10 +522,14 @@ RunResult Simulation::Impl::run(const RunOptions& options) {
   check_invariants(true);
   LBSIM_DCHECK(in_flight_ == 0 && finished_ == issued_, "the run ended with operations that never ended");
 #endif
+  return finish_result(events, std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count(),
+                       hooked);
+}
+
+RunResult Simulation::Impl::finish_result(std::uint64_t events, double wall, bool hooked) {
   result_.end = now_;
   warn_late_hung();  // sim_client.cpp
   RunResult r = collect();
-  const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
   r.engine.events = events;
   r.engine.wall_s = wall;
   r.engine.ops_per_wall_s = wall > 0 ? static_cast<double>(finished_) / wall : 0;

@@ -61,6 +61,25 @@ struct RunOptions {
   EventDigest* digest = nullptr;  // opt-in: every popped event is added (sim/engine/event_digest.hpp)
 };
 
+// An operation that arrives from outside the simulation (lbsim serve, issue 46: a real driver's
+// request on a node's socket). Its coordinator is given; the engine runs one attempt of it with no
+// client model: no client CPU, no plan, no driver retry or speculation (the real driver does
+// those), only the client's network hop to the coordinator and everything after it.
+struct ExternalOp {
+  OpKind kind = OpKind::Read;
+  ConsistencyLevel cl = ConsistencyLevel::LocalOne;
+  bool routed = true;  // false: no routing key (the shard is drawn)
+  Token token = 0;
+  NodeId coordinator = 0;
+  std::uint64_t tag = 0;  // the caller's, handed back with the end
+};
+struct ExternalEnd {
+  std::uint64_t tag = 0;
+  bool success = true;
+  ErrorKind error = ErrorKind::Unavailable;  // when !success
+  SimTime latency = 0;                       // from the submission to the answer
+};
+
 struct Cancelled : std::runtime_error {
   Cancelled() : std::runtime_error("run cancelled") {}
 };
@@ -74,6 +93,22 @@ class Simulation {
   Simulation& operator=(const Simulation&) = delete;
 
   RunResult run(const RunOptions& options = {});
+
+  // A run fed from outside on the caller's clock (ExternalOp): external_begin opens the window
+  // and starts the scenario's faults and mechanisms, but no loader; the caller submits operations
+  // at external_now() and runs the events up to a time; `done` is called for each operation as it
+  // ends, from inside external_advance. external_end closes the window and returns the result.
+  // Not with run(). The hooked request path is taken (the operations' ends are a hook point).
+  using ExternalDone = std::function<void(const ExternalEnd&)>;
+  void external_begin(ExternalDone done);
+  SimTime external_now() const;
+  // The time of the next pending event, or the largest SimTime when none is pending.
+  SimTime external_next() const;
+  // Runs every event due at or before `until`, then moves the clock to `until` (if later); returns
+  // the number of events run.
+  std::uint64_t external_advance(SimTime until);
+  void external_submit(const ExternalOp& op);
+  RunResult external_end();
 
   // The core (sim/engine/sim_impl.hpp): named here for the mechanisms of sim/mech/ and the core
   // harness of the tests, which include its header; nothing else does.

@@ -1,0 +1,84 @@
+// Operations from outside the simulation (Simulation::external_*, issue 46): lbsim serve hands
+// each request a real driver sent to a node's socket to the model as one attempt at that node,
+// and runs the events on its own paced clock.
+#include <chrono>
+
+#include "sim/engine/sim_impl.hpp"
+
+namespace lbsim {
+
+namespace {
+// The plan of an external operation: its coordinator, once (the real driver chose it and does its
+// own retries elsewhere).
+class OneHostPlan final : public policy::Plan {
+ public:
+  explicit OneHostPlan(policy::HostId host) : host_(host) {}
+  policy::HostId next() override {
+    const policy::HostId h = host_;
+    host_ = policy::kNoHost;
+    return h;
+  }
+
+ private:
+  policy::HostId host_;
+};
+
+void on_external_end(void* self, std::uint32_t op, bool success, ErrorKind error) {
+  auto& s = *static_cast<Simulation::Impl*>(self);
+  if (!s.external_done_) return;
+  s.external_done_({s.op_tag_[op], success, error, s.now_ - s.ops_[op].start});
+}
+}  // namespace
+
+void Simulation::Impl::external_begin(Simulation::ExternalDone done) {
+  external_done_ = std::move(done);
+  ops_.add_column(op_tag_, std::uint64_t{0});
+  hooks_.op_ended.add(this, &on_external_end);
+  hooked_ = true;  // the operations' ends are a hook point
+  open_window();
+  for (const auto& m : mechs_)  // the mechanisms' first events, in the list's order (as run())
+    if (m) m->start();
+}
+
+void Simulation::Impl::external_submit(const ExternalOp& e) {
+  ++issued_;
+  const std::uint32_t id = ops_.alloc();
+  if (id >= op_extra_.size()) op_extra_.emplace_back(plan_rng_);
+  Op& op = ops_[id];
+  op.start = now_;
+  op.token = e.token;
+  op.range = hooks_.op_range ? hooks_.op_range(e.token) : static_cast<std::uint32_t>(ring_.range_index(e.token));
+  op.thread = kOpenLoop;
+  op.rows = 1;
+  op.kind = e.kind;
+  op.cl = e.cl;
+  op.routed = e.routed;
+  ++in_flight_;
+  OpExtra& x = op_extra_[id];
+  x.arena.reset();
+  x.rnd.shared_draws = 0;
+  x.rnd.thread_local_draws = 0;
+  op_loader_[id] = 0;
+  ++loaders_[0]->in_flight;
+  x.rnd.rebind(*loaders_[0]->plan_rng);
+  op.plan = x.arena.make<OneHostPlan>(e.coordinator);
+  op_tag_[id] = e.tag;
+  if (!send_attempt<true>(id, true)) finish_op<true>(id, false, ErrorKind::NoHostAvailable);
+}
+
+RunResult Simulation::Impl::external_end() {
+  if (!window_closed_) close_window();
+  external_done_ = nullptr;  // the operations still in flight end with the simulation, unanswered
+  return finish_result(q_.next_seq(), 0, true);
+}
+
+void Simulation::external_begin(ExternalDone done) { impl_->external_begin(std::move(done)); }
+SimTime Simulation::external_now() const { return impl_->now_; }
+SimTime Simulation::external_next() const {
+  return impl_->q_.empty() ? Impl::kNever : impl_->q_.next_time();
+}
+std::uint64_t Simulation::external_advance(SimTime until) { return impl_->external_advance(until); }
+void Simulation::external_submit(const ExternalOp& op) { impl_->external_submit(op); }
+RunResult Simulation::external_end() { return impl_->external_end(); }
+
+}  // namespace lbsim
