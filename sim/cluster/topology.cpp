@@ -98,8 +98,8 @@ std::optional<NodeId> Topology::node_index(std::string_view id) const {
 }
 
 int Replication::rf_for_dc(std::string_view dc) const {
-  for (const auto& [name, rf] : dc_rf)
-    if (name == dc) return rf;
+  for (const auto& [dc_name, rf] : dc_rf)
+    if (dc_name == dc) return rf;
   return 0;
 }
 

@@ -63,6 +63,9 @@ struct Replication {
   std::vector<std::pair<std::string, int>> dc_rf;
   // Tablets (NetworkTopologyStrategy only): set when the keyspace uses tablets instead of vnodes.
   std::optional<TabletOptions> tablets;
+  // The keyspace's CQL name (keyspace.name): what `lbsim serve` shows the drivers. Last, so that
+  // the aggregate initialisers of the fields above stay as they are.
+  std::string name = "lbsim";
 
   int rf_for_dc(std::string_view dc) const;  // 0 when not listed
   std::string describe() const;              // "NetworkTopologyStrategy {dc1: 3, dc2: 3}"

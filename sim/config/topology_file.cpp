@@ -1,5 +1,8 @@
 #include "sim/config/topology_file.hpp"
 
+#include <algorithm>
+#include <cctype>
+
 #include <fmt/format.h>
 
 namespace lbsim {
@@ -32,8 +35,19 @@ std::vector<NodeSpec> parse_node_list(const Json& nodes, const std::string& path
 
 Replication parse_keyspace(const Json& keyspace, const std::string& path, const Topology& topo,
                            std::vector<std::string>& warnings) {
-  Object o(keyspace, path, {"class", "rf", "tablets"});
+  Object o(keyspace, path, {"name", "class", "rf", "tablets"});
   Replication r;
+  if (o.find("name")) {
+    // A CQL identifier as CREATE KEYSPACE takes it unquoted (letters, digits, '_'; at most 48).
+    r.name = o.str("name");
+    const bool ok = !r.name.empty() && r.name.size() <= 48 && std::isalpha(static_cast<unsigned char>(r.name[0])) &&
+                    std::all_of(r.name.begin(), r.name.end(), [](char c) {
+                      return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_';
+                    });
+    if (!ok)
+      jsonin::fail(o.path_of("name"), "must be a lower-case CQL identifier: a letter, then letters, digits or '_' "
+                                      "(at most 48), got '" + r.name + "'");
+  }
   const std::string cls = o.str("class");
   constexpr std::string_view kPrefix = "org.apache.cassandra.locator.";
   const std::string_view shortname =
