@@ -6,15 +6,17 @@
 set -euo pipefail
 
 declare -A group
-# Building and running lbsim.
+# Building and running lbsim (standalone Asio: lbsim serve's sockets and timers).
 group[build]="cmake ninja-build make g++ pkg-config ccache
-  libboost-program-options-dev libeigen3-dev nlohmann-json3-dev libfmt-dev zlib1g-dev"
+  libboost-program-options-dev libeigen3-dev nlohmann-json3-dev libfmt-dev zlib1g-dev libasio-dev"
 # The test suite: GoogleTest; Debian's python3 with the DataStax Python driver (the ring
 # cross-check, tests/python_driver_test.cpp) and PyYAML (the Kubernetes manifests' test);
 # Chromium (renders the HTML report in its test); Java with the HdrHistogram library (the reference
-# decoder of the .hlog export in tests/hlog_test.cpp); npm (the Node.js driver oracle, below).
+# decoder of the .hlog export in tests/hlog_test.cpp); npm (the Node.js driver oracle, below); Go
+# with gocql 1.3.2 (a real driver against lbsim serve, tests/serve_drivers_test.cpp, built offline
+# in GOPATH mode from Debian's Go source packages).
 group[test]="libgtest-dev libgmock-dev python3 python3-cassandra python3-yaml chromium
-  openjdk-17-jdk-headless libhdrhistogram-java npm"
+  openjdk-17-jdk-headless libhdrhistogram-java npm golang-go golang-github-gocql-gocql-dev"
 # The sweeps on a one-node Slurm and through GNU parallel (tests/cluster/).
 group[cluster]="slurm-wlm munge parallel"
 # The sanitizer and fuzz build (clang: ASan, UBSan, libFuzzer); it also compiles the benchmarks.

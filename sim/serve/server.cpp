@@ -1,0 +1,528 @@
+#include "sim/serve/server.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <csignal>
+#include <deque>
+#include <memory>
+#include <unordered_map>
+
+#include <asio.hpp>
+#include <fmt/format.h>
+
+#include "policies/registry.hpp"
+#include "sim/core/error.hpp"
+#include "sim/engine/simulation.hpp"
+#include "sim/metrics/histogram.hpp"
+#include "sim/report/report_json.hpp"
+#include "sim/serve/session.hpp"
+
+namespace lbsim::serve {
+namespace {
+
+using asio::ip::tcp;
+using Clock = std::chrono::steady_clock;
+
+// The scenario as served: the real driver is the client, so lbsim's client model is off (no
+// client CPU, no plan, no driver retry or speculation, no connection pools, no client timeout
+// before a day), one loader, and a window that the serve closes itself.
+Scenario served_scenario(const Scenario& in) {
+  Scenario s = in;
+  s.loaders.clear();
+  ClientSpec& c = s.client;
+  c.mode = LoadMode::Open;
+  c.rate = 1;
+  c.cores = 0;
+  c.driver_cost = Dist::constant(0);
+  c.plan_ns = 0;
+  c.plan_host_ns = 0;
+  c.connections = Connections::None;
+  c.max_in_flight = 0xffffffffu;
+  c.stress_retries = 0;
+  s.retry.enabled = false;
+  s.retry.kind = RetryPolicyKind::Never;
+  s.speculative.enabled = false;
+  s.timeouts.client = 24 * 3600 * kSec;
+  s.faults.detection = DetectionMode::Fixed;
+  s.workload.warmup = 0;
+  s.workload.warmup_ops = 0;
+  s.workload.ops = 0;
+  s.workload.duration = 1;  // not ops mode; external_end closes the window
+  return s;
+}
+
+enum class NodeState : std::uint8_t { Up, Down, Killed };
+
+struct Server;
+
+struct Conn : std::enable_shared_from_this<Conn> {
+  Conn(Server& s, tcp::socket so, NodeId n, std::uint32_t shard);
+  Server& srv;
+  tcp::socket sock;
+  NodeId node;
+  cql::Session session;
+  std::deque<cql::Bytes> queue;
+  std::array<std::uint8_t, cql::kHeaderSize> hdr{};
+  cql::Bytes body;  // the frame being read (at most ServeOptions::max_frame)
+  bool writing = false, open = true, close_after = false;
+  std::uint32_t in_flight = 0;
+
+  void send(cql::Bytes f) {
+    if (!open) return;
+    queue.push_back(std::move(f));
+    if (!writing) write_next();
+  }
+  void write_next() {
+    if (queue.empty()) {
+      writing = false;
+      if (close_after) close();
+      return;
+    }
+    writing = true;
+    auto self = shared_from_this();
+    asio::async_write(sock, asio::buffer(queue.front()), [self](std::error_code ec, std::size_t) {
+      if (ec) {
+        self->close();
+        return;
+      }
+      self->queue.pop_front();
+      self->write_next();
+    });
+  }
+  void close() {
+    if (!open) return;
+    open = false;
+    std::error_code ec;
+    sock.shutdown(tcp::socket::shutdown_both, ec);
+    sock.close(ec);
+  }
+};
+
+struct Pending {
+  std::weak_ptr<Conn> conn;
+  cql::DataRequest req;
+};
+
+struct Server {
+  Server(const Scenario& in, const PolicyEntry& entry, std::uint64_t seed, const ServeOptions& o, std::uint32_t base)
+      : sc(served_scenario(in)), opt(o), base_addr(base), catalog(sc, base), nodes(sc.topology().size()),
+        sim(sc, entry, make_pol(sc, entry), seed), pace(io), poll(io), signals(io, SIGINT, SIGTERM),
+        state(sc.topology().size(), NodeState::Up), conns(sc.topology().size()),
+        acceptors(sc.topology().size()), requests(sc.topology().size(), 0), shard_next(sc.topology().size(), 0) {}
+
+  static std::unique_ptr<policy::Policy> make_pol(const Scenario& s, const PolicyEntry& e) {
+    policy::BuildContext ctx;
+    ctx.topology = &s.topology();
+    ctx.replication = &s.cluster.replication;
+    return policy::make_policy(e.spec, e.path, ctx);
+  }
+
+  Scenario sc;
+  ServeOptions opt;
+  std::uint32_t base_addr;
+  cql::Catalog catalog;
+  std::vector<cql::NodeState> nodes;
+  cql::SessionCounts counts;
+  Simulation sim;
+  asio::io_context io;
+  asio::steady_timer pace, poll;
+  asio::signal_set signals;
+  std::vector<NodeState> state;
+  std::vector<std::vector<std::weak_ptr<Conn>>> conns;
+  std::vector<std::unique_ptr<tcp::acceptor>> acceptors;
+  std::vector<std::uint64_t> requests;  // data requests each node received
+  std::vector<std::uint32_t> shard_next;
+  std::vector<std::unique_ptr<asio::steady_timer>> fault_timers;
+  std::unordered_map<std::uint64_t, Pending> pending;
+  std::uint64_t next_tag = 1;
+  Clock::time_point origin;
+  bool armed = false, stopping = false;
+  Clock::time_point armed_at;
+  LatencyHistogram lag;
+  std::uint64_t accepted = 0, refused = 0, closed_by_fault = 0, dropped_down = 0, answered = 0, unanswered = 0,
+                stream_limit = 0, frame_limit = 0;
+  std::size_t peak_connections = 0;
+
+  SimTime sim_now() const {
+    const double ns = std::chrono::duration<double, std::nano>(Clock::now() - origin).count();
+    return static_cast<SimTime>(ns * opt.time_scale);
+  }
+  Clock::time_point wall_of(SimTime t) const {
+    return origin + std::chrono::duration_cast<Clock::duration>(
+                        std::chrono::duration<double, std::nano>(static_cast<double>(t) / opt.time_scale));
+  }
+  void advance() { sim.external_advance(std::max(sim_now(), sim.external_now())); }
+  void rearm() {
+    const SimTime next = sim.external_next();
+    if (next == std::numeric_limits<SimTime>::max()) return;
+    const Clock::time_point when = wall_of(next);
+    if (armed && armed_at <= when) return;  // an earlier wake-up is set; it rearms
+    armed = true;
+    armed_at = when;
+    pace.expires_at(when);
+    pace.async_wait([this](std::error_code ec) {
+      if (ec) return;  // re-set or stopped
+      armed = false;
+      advance();
+      rearm();
+    });
+  }
+
+  std::size_t live_connections(NodeId n) {
+    auto& v = conns[n];
+    v.erase(std::remove_if(v.begin(), v.end(), [](const std::weak_ptr<Conn>& w) {
+              auto c = w.lock();
+              return !c || !c->open;
+            }),
+            v.end());
+    return v.size();
+  }
+
+  void listen(NodeId n) {
+    auto a = std::make_unique<tcp::acceptor>(io);
+    const tcp::endpoint ep(asio::ip::address_v4(base_addr + n), opt.port);
+    std::error_code ec;
+    a->open(ep.protocol(), ec);
+    if (!ec) a->set_option(tcp::acceptor::reuse_address(true), ec);
+    if (!ec) a->bind(ep, ec);
+    if (!ec) a->listen(asio::socket_base::max_listen_connections, ec);
+    if (ec)
+      throw IoError(fmt::format("lbsim serve: node {} cannot listen on {}:{}: {}", sc.topology().nodes[n].id,
+                                cql::ipv4_text(base_addr + n), opt.port, ec.message()));
+    acceptors[n] = std::move(a);
+    accept_next(n, acceptors[n].get());
+  }
+  void stop_listening(NodeId n) {
+    if (!acceptors[n]) return;
+    std::error_code ec;
+    acceptors[n]->close(ec);
+    acceptors[n].reset();
+  }
+  void close_node(NodeId n) {
+    for (auto& w : conns[n])
+      if (auto c = w.lock(); c && c->open) {
+        c->close();
+        ++closed_by_fault;
+      }
+    conns[n].clear();
+  }
+
+  // Callbacks rather than coroutines: Debian 12's clang 14 with libstdc++ 12 gives Asio no
+  // co_await (the sanitizer build's compiler), and the two loops are short.
+  void accept_next(NodeId n, tcp::acceptor* a) {
+    a->async_accept([this, n, a](std::error_code ec, tcp::socket s) {
+      if (ec) return;  // closed: a kill, or the end
+      if (acceptors[n].get() != a) {  // the node was killed while this connection was accepted
+        s.close(ec);
+        return;
+      }
+      if (live_connections(n) >= opt.max_connections) {
+        ++refused;
+        s.close(ec);
+      } else {
+        ++accepted;
+        s.set_option(tcp::no_delay(true), ec);
+        const std::uint32_t shards = std::max<std::uint32_t>(1, sc.nodes.shards);
+        auto c = std::make_shared<Conn>(*this, std::move(s), n, shard_next[n]++ % shards);
+        conns[n].push_back(c);
+        std::size_t total = 0;
+        for (NodeId m = 0; m < conns.size(); ++m) total += conns[m].size();
+        peak_connections = std::max(peak_connections, total);
+        read_header(c);
+      }
+      accept_next(n, a);
+    });
+  }
+
+  // One frame: its 9-byte header, then its body; the next is read once this one is handled.
+  void read_header(const std::shared_ptr<Conn>& c) {
+    asio::async_read(c->sock, asio::buffer(c->hdr), [this, c](std::error_code ec, std::size_t) {
+      if (ec || !c->open) {
+        c->close();  // the client closed its side (or the connection failed): close ours at once
+        return;
+      }
+      const cql::Header h = cql::parse_header(c->hdr.data());
+      if (h.length > opt.max_frame) {
+        ++frame_limit;
+        const std::string m = fmt::format("frame body of {} bytes is over the limit of {} bytes", h.length, opt.max_frame);
+        counts.count_error("protocol_error", m);
+        c->send(cql::frame(h.stream, cql::kError, cql::error_body(cql::kProtocolError, m)));
+        c->close_after = true;
+        if (!c->writing) c->close();
+        return;
+      }
+      c->body.resize(h.length);
+      if (h.length == 0) {
+        frame_read(c, h);
+        return;
+      }
+      asio::async_read(c->sock, asio::buffer(c->body), [this, c, h](std::error_code ec2, std::size_t) {
+        if (ec2 || !c->open) {
+          c->close();
+          return;
+        }
+        frame_read(c, h);
+      });
+    });
+  }
+  void frame_read(const std::shared_ptr<Conn>& c, const cql::Header& h) {
+    on_frame(c, h, c->body);
+    if (c->open && !c->close_after) read_header(c);
+  }
+
+  void on_frame(const std::shared_ptr<Conn>& c, const cql::Header& h, const cql::Bytes& body) {
+    if (state[c->node] == NodeState::Down) {  // a silent loss: nothing answers
+      ++dropped_down;
+      return;
+    }
+    cql::Outcome o = c->session.handle(h, body);
+    for (auto& f : o.frames) c->send(std::move(f));
+    if (o.created) schema_event(*o.created);
+    if (o.data) {
+      if (c->in_flight >= opt.max_streams) {
+        ++stream_limit;
+        const std::string m = fmt::format("more than {} requests in flight on one connection", opt.max_streams);
+        counts.count_error("overloaded", m);
+        c->send(cql::frame(h.stream, cql::kError, cql::error_body(cql::kOverloaded, m)));
+      } else {
+        submit(c, std::move(*o.data));
+      }
+    }
+    if (o.close) {
+      c->close_after = true;
+      if (!c->writing) c->close();
+    }
+  }
+
+  void submit(const std::shared_ptr<Conn>& c, cql::DataRequest d) {
+    advance();
+    const std::uint64_t tag = next_tag++;
+    ++requests[c->node];
+    ++c->in_flight;
+    ExternalOp op = d.op;
+    op.tag = tag;
+    op.coordinator = c->node;
+    pending.emplace(tag, Pending{c, std::move(d)});
+    sim.external_submit(op);
+    rearm();
+  }
+
+  // The answer of a simulated operation, written now (inside external_advance).
+  void on_end(const ExternalEnd& e) {
+    const auto it = pending.find(e.tag);
+    if (it == pending.end()) return;
+    const SimTime behind = std::max<SimTime>(0, static_cast<SimTime>(std::chrono::duration<double, std::nano>(
+                                                     Clock::now() - wall_of(sim.external_now())).count()));
+    lag.record(std::min(behind, LatencyHistogram::kMaxValue));
+    if (auto c = it->second.conn.lock(); c && c->open) {
+      --c->in_flight;
+      const cql::DataRequest& r = it->second.req;
+      if (e.success) c->send(cql::frame(r.stream, cql::kResult, r.success));
+      else c->send(c->session.error_frame(r, e.error, alive_replicas(r)));
+      ++answered;
+    } else {
+      ++unanswered;
+    }
+    pending.erase(it);
+  }
+
+  // The replicas of a request's token that are not killed or down now (Unavailable's `alive`).
+  std::uint32_t alive_replicas(const cql::DataRequest& r) const {
+    std::uint32_t alive = 0;
+    const TokenRing& ring = sc.placement();
+    for (NodeId n : ring.replicas_at(ring.range_index(r.op.token), ReplicaOrder::Server))
+      alive += state[n] == NodeState::Up ? 1 : 0;
+    return alive;
+  }
+
+  void event_to(bool (cql::Session::*wants)() const, const cql::Bytes& body, NodeId except) {
+    for (NodeId n = 0; n < conns.size(); ++n) {
+      if (n == except || state[n] != NodeState::Up) continue;
+      for (auto& w : conns[n])
+        if (auto c = w.lock(); c && c->open && (c->session.*wants)()) c->send(cql::frame(-1, cql::kEvent, body));
+    }
+  }
+  void status_event(NodeId n, bool up) {
+    cql::Writer w;
+    w.string("STATUS_CHANGE");
+    w.string(up ? "UP" : "DOWN");
+    w.inet(base_addr + n, opt.port);
+    event_to(&cql::Session::wants_status, w.out(), n);
+  }
+  void schema_event(const std::string& table) {
+    cql::Writer w;
+    w.string("SCHEMA_CHANGE");
+    w.string("CREATED");
+    w.string("TABLE");
+    w.string(catalog.keyspace());
+    w.string(table);
+    event_to(&cql::Session::wants_schema, w.out(), kNoNode);
+  }
+
+  void at_sim(SimTime t, std::function<void()> f) {
+    auto timer = std::make_unique<asio::steady_timer>(io, wall_of(t));
+    timer->async_wait([f = std::move(f)](std::error_code ec) {
+      if (!ec) f();
+    });
+    fault_timers.push_back(std::move(timer));
+  }
+  // What the scenario's faults do to the sockets (the model does the rest): kill closes the node's
+  // connections and refuses new ones until it comes back; down answers nothing with the sockets
+  // open; restart is a kill that comes back after its duration. The other nodes' registered
+  // connections hear STATUS_CHANGE once the gossip would have (faults.server_detection).
+  void schedule_faults() {
+    for (const FaultEvent& f : sc.faults.events) {
+      const NodeId n = f.node;
+      const SimTime detect = sc.faults.server_detection;
+      auto back = [this, n, detect] {
+        if (state[n] == NodeState::Killed) listen(n);
+        state[n] = NodeState::Up;
+        at_sim(sim.external_now() + detect, [this, n] { status_event(n, true); });
+      };
+      switch (f.kind) {
+        case FaultKind::Kill:
+        case FaultKind::Restart:
+          at_sim(f.at, [this, n] {
+            state[n] = NodeState::Killed;
+            stop_listening(n);
+            close_node(n);
+          });
+          at_sim(f.at + detect, [this, n] { status_event(n, false); });
+          if (f.duration > 0 || f.kind == FaultKind::Restart) at_sim(f.at + f.duration, back);
+          break;
+        case FaultKind::Down:
+          at_sim(f.at, [this, n] { state[n] = NodeState::Down; });
+          at_sim(f.at + detect, [this, n] { status_event(n, false); });
+          if (f.duration > 0) at_sim(f.at + f.duration, back);
+          break;
+        case FaultKind::Up: at_sim(f.at, back); break;
+        default: break;  // slow, pause: the model's queues
+      }
+    }
+  }
+
+  void stop_all() {
+    if (stopping) return;
+    stopping = true;
+    for (NodeId n = 0; n < acceptors.size(); ++n) stop_listening(n);
+    for (NodeId n = 0; n < conns.size(); ++n)
+      for (auto& w : conns[n])
+        if (auto c = w.lock()) c->close();
+    std::error_code ec;
+    pace.cancel();
+    poll.cancel();
+    signals.cancel(ec);
+    for (auto& t : fault_timers) t->cancel();
+    io.stop();
+  }
+};
+
+Conn::Conn(Server& s, tcp::socket so, NodeId n, std::uint32_t shard)
+    : srv(s), sock(std::move(so)), node(n),
+      session(s.catalog, s.nodes[n], n, s.sc, s.counts, shard) {}
+
+}  // namespace
+
+nlohmann::ordered_json serve(const Scenario& scenario, const PolicyEntry& policy, std::uint64_t seed,
+                             const ServeOptions& opt, std::ostream& out, const std::function<bool()>& stop,
+                             const std::function<void()>& on_ready) {
+  const auto base = cql::parse_ipv4(opt.address);
+  if (!base) throw ConfigError("--address", "'" + opt.address + "' is not an IPv4 address (a.b.c.d)");
+  const std::size_t n = scenario.topology().size();
+  const std::uint64_t last = std::uint64_t{*base} + n - 1;
+  if (last > 0xffffffffu) throw ConfigError("--address", fmt::format("{} nodes from {} run past 255.255.255.255", n, opt.address));
+  const bool loopback = (*base >> 24) == 127 && (last >> 24) == 127;
+  if (!loopback && !opt.allow_remote)
+    throw ConfigError("--address", fmt::format("{}-{} is not all in 127.0.0.0/8 (loopback); give --allow-remote to "
+                                               "listen on other addresses",
+                                               opt.address, cql::ipv4_text(static_cast<std::uint32_t>(last))));
+  if (!(opt.time_scale > 0)) throw ConfigError("--time-scale", "must be above 0");
+
+  Server s(scenario, policy, seed, opt, *base);
+  for (NodeId k = 0; k < n; ++k) s.listen(k);
+  s.origin = Clock::now();
+  s.sim.external_begin([&s](const ExternalEnd& e) { s.on_end(e); });
+  s.schedule_faults();
+  s.signals.async_wait([&s](std::error_code ec, int) {
+    if (!ec) s.stop_all();
+  });
+  std::unique_ptr<asio::steady_timer> end;
+  if (opt.duration_s > 0) {
+    end = std::make_unique<asio::steady_timer>(
+        s.io, s.origin + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(opt.duration_s)));
+    end->async_wait([&s](std::error_code ec) {
+      if (!ec) s.stop_all();
+    });
+  }
+  std::function<void()> poll_stop = [&] {
+    s.poll.expires_after(std::chrono::milliseconds(50));
+    s.poll.async_wait([&](std::error_code ec) {
+      if (ec) return;
+      if (stop && stop()) s.stop_all();
+      else poll_stop();
+    });
+  };
+  poll_stop();
+  s.rearm();
+  out << fmt::format("lbsim serve: ready: {} nodes on {}-{} port {} (scenario {}, time scale {})", n, opt.address,
+                     cql::ipv4_text(static_cast<std::uint32_t>(last)), opt.port, scenario.name, opt.time_scale)
+      << std::endl;
+  if (on_ready) on_ready();
+  s.io.run();
+  const double wall_s = std::chrono::duration<double>(Clock::now() - s.origin).count();
+  s.advance();
+
+  RunResult r = s.sim.external_end();
+  nlohmann::ordered_json doc = report_json(r);
+  if (doc.contains("nodes"))
+    for (std::size_t i = 0; i < doc["nodes"].size() && i < n; ++i)
+      doc["nodes"][i]["address"] = cql::ipv4_text(*base + static_cast<std::uint32_t>(i));
+  nlohmann::ordered_json sv;
+  sv["address_first"] = opt.address;
+  sv["address_last"] = cql::ipv4_text(static_cast<std::uint32_t>(last));
+  sv["port"] = opt.port;
+  sv["time_scale"] = opt.time_scale;
+  sv["wall_s"] = wall_s;
+  sv["connections"] = {{"accepted", s.accepted},
+                       {"refused_over_limit", s.refused},
+                       {"closed_by_faults", s.closed_by_fault},
+                       {"peak", s.peak_connections}};
+  nlohmann::ordered_json ops = nlohmann::ordered_json::object();
+  for (const auto& [k, v] : s.counts.by_opcode) ops[k] = v;
+  sv["requests_by_opcode"] = ops;
+  nlohmann::ordered_json per_node = nlohmann::ordered_json::array();
+  for (NodeId k = 0; k < n; ++k) per_node.push_back({{"node", s.sc.topology().nodes[k].id}, {"data_requests", s.requests[k]}});
+  sv["data_requests"] = per_node;
+  nlohmann::ordered_json errs = nlohmann::ordered_json::object();
+  for (const auto& [k, v] : s.counts.errors) errs[k] = v;
+  sv["errors_sent"] = errs;
+  nlohmann::ordered_json msgs = nlohmann::ordered_json::object();
+  for (const auto& [k, v] : s.counts.messages) msgs[k] = v;
+  sv["error_messages"] = msgs;
+  if (s.counts.messages_dropped > 0) sv["error_messages_not_kept"] = s.counts.messages_dropped;
+  sv["answered"] = s.answered;
+  sv["unanswered"] = {{"client_gone", s.unanswered}, {"in_flight_at_end", s.pending.size()}, {"node_down", s.dropped_down}};
+  sv["limits"] = {{"max_frame_bytes", opt.max_frame},
+                  {"max_connections_per_node", opt.max_connections},
+                  {"max_streams_per_connection", opt.max_streams},
+                  {"frames_over_limit", s.frame_limit},
+                  {"streams_over_limit", s.stream_limit}};
+  const double p99 = static_cast<double>(s.lag.percentile(99)) / 1e6;
+  sv["lag_ms"] = {{"answers", s.lag.count()},
+                  {"p50", static_cast<double>(s.lag.percentile(50)) / 1e6},
+                  {"p99", p99},
+                  {"max", static_cast<double>(s.lag.max()) / 1e6},
+                  {"warn_above_ms", opt.lag_warn_ms}};
+  if (s.lag.count() > 0 && p99 > opt.lag_warn_ms) {
+    const std::string w = fmt::format(
+        "lbsim serve: the scheduler's lag p99 was {:.3f} ms, above {} ms: answers left later than the model's "
+        "times, so the drivers measured latencies up to that much too high",
+        p99, opt.lag_warn_ms);
+    doc["warnings"].push_back(w);
+    out << w << std::endl;
+  }
+  doc["serve"] = sv;
+  return doc;
+}
+
+}  // namespace lbsim::serve
