@@ -24,7 +24,7 @@ fi
 cmake --build "$build" -j"$jobs" --target fuzz || exit 1
 
 status=0
-for t in scenario topology trace policy; do
+for t in scenario topology trace policy cql; do
   work="$build/fuzz-work/$t"
   mkdir -p "$work"
   [ "${1:-}" = "--ci" ] && rm -rf "$work" && mkdir -p "$work"
