@@ -10,6 +10,7 @@
 #include <gtest/gtest.h>
 
 #include "tests/fuzz/harness.hpp"
+#include "tests/fuzz/harness_cql.hpp"
 
 #include "test_files.hpp"
 
@@ -46,6 +47,7 @@ TEST(FuzzCorpus, EveryCommittedInputIsAcceptedOrRejectedCleanly) {
   EXPECT_GE(replay("corpus", "topology", lbsim::fuzz::topology), 4);
   EXPECT_GE(replay("corpus", "trace", lbsim::fuzz::trace), 4);
   EXPECT_GE(replay("corpus", "policy", lbsim::fuzz::policy_spec), 8);
+  EXPECT_GE(replay("corpus", "cql", lbsim::fuzz::cql_session), 10);
   replay("regressions", "scenario", lbsim::fuzz::scenario);
   replay("regressions", "topology", lbsim::fuzz::topology);
   replay("regressions", "trace", lbsim::fuzz::trace);
