@@ -7,6 +7,8 @@
 #include <memory>
 #include <unordered_map>
 
+#include <fcntl.h>
+
 #include <asio.hpp>
 #include <fmt/format.h>
 
@@ -104,12 +106,14 @@ struct Pending {
 };
 
 struct Server {
-  Server(const Scenario& in, const PolicyEntry& entry, std::uint64_t seed, const ServeOptions& o, std::uint32_t base)
-      : sc(served_scenario(in)), opt(o), base_addr(base), catalog(sc, base), nodes(sc.topology().size()),
+  Server(const Scenario& in, const PolicyEntry& entry, std::uint64_t seed, const ServeOptions& o, std::uint32_t base,
+         std::ostream& out)
+      : log(out), sc(served_scenario(in)), opt(o), base_addr(base), catalog(sc, base), nodes(sc.topology().size()),
         sim(sc, entry, make_pol(sc, entry), seed), pace(io), poll(io), signals(io, SIGINT, SIGTERM),
         state(sc.topology().size(), NodeState::Up), conns(sc.topology().size()),
         acceptors(sc.topology().size()), requests(sc.topology().size(), 0), shard_next(sc.topology().size(), 0) {}
 
+  std::ostream& log;
   static std::unique_ptr<policy::Policy> make_pol(const Scenario& s, const PolicyEntry& e) {
     policy::BuildContext ctx;
     ctx.topology = &s.topology();
@@ -142,6 +146,7 @@ struct Server {
   std::uint64_t accepted = 0, refused = 0, closed_by_fault = 0, dropped_down = 0, answered = 0, unanswered = 0,
                 stream_limit = 0, frame_limit = 0;
   std::size_t peak_connections = 0;
+  std::uint64_t relisten_failures = 0;
 
   SimTime sim_now() const {
     const double ns = std::chrono::duration<double, std::nano>(Clock::now() - origin).count();
@@ -183,6 +188,9 @@ struct Server {
     const tcp::endpoint ep(asio::ip::address_v4(base_addr + n), opt.port);
     std::error_code ec;
     a->open(ep.protocol(), ec);
+    // Close-on-exec: a process this one starts (a test's driver) must not inherit the listening
+    // socket, or the port would stay bound after a kill closes ours.
+    if (!ec) ::fcntl(a->native_handle(), F_SETFD, FD_CLOEXEC);
     if (!ec) a->set_option(tcp::acceptor::reuse_address(true), ec);
     if (!ec) a->bind(ep, ec);
     if (!ec) a->listen(asio::socket_base::max_listen_connections, ec);
@@ -191,6 +199,21 @@ struct Server {
                                 cql::ipv4_text(base_addr + n), opt.port, ec.message()));
     acceptors[n] = std::move(a);
     accept_next(n, acceptors[n].get());
+  }
+  // A killed node listens again; if its address is still taken (another process), the failure is
+  // reported and retried every 100 ms rather than ending the serve.
+  void relisten(NodeId n) {
+    try {
+      listen(n);
+    } catch (const IoError& e) {
+      ++relisten_failures;
+      if (relisten_failures == 1) log << e.what() << "; retrying every 100 ms" << std::endl;
+      auto t = std::make_unique<asio::steady_timer>(io, std::chrono::milliseconds(100));
+      t->async_wait([this, n](std::error_code ec) {
+        if (!ec && !stopping && !acceptors[n]) relisten(n);
+      });
+      fault_timers.push_back(std::move(t));
+    }
   }
   void stop_listening(NodeId n) {
     if (!acceptors[n]) return;
@@ -221,6 +244,7 @@ struct Server {
         s.close(ec);
       } else {
         ++accepted;
+        ::fcntl(s.native_handle(), F_SETFD, FD_CLOEXEC);
         s.set_option(tcp::no_delay(true), ec);
         const std::uint32_t shards = std::max<std::uint32_t>(1, sc.nodes.shards);
         auto c = std::make_shared<Conn>(*this, std::move(s), n, shard_next[n]++ % shards);
@@ -375,7 +399,7 @@ struct Server {
       const NodeId n = f.node;
       const SimTime detect = sc.faults.server_detection;
       auto back = [this, n, detect] {
-        if (state[n] == NodeState::Killed) listen(n);
+        if (state[n] == NodeState::Killed) relisten(n);
         state[n] = NodeState::Up;
         at_sim(sim.external_now() + detect, [this, n] { status_event(n, true); });
       };
@@ -438,7 +462,7 @@ nlohmann::ordered_json serve(const Scenario& scenario, const PolicyEntry& policy
                                                opt.address, cql::ipv4_text(static_cast<std::uint32_t>(last))));
   if (!(opt.time_scale > 0)) throw ConfigError("--time-scale", "must be above 0");
 
-  Server s(scenario, policy, seed, opt, *base);
+  Server s(scenario, policy, seed, opt, *base, out);
   for (NodeId k = 0; k < n; ++k) s.listen(k);
   s.origin = Clock::now();
   s.sim.external_begin([&s](const ExternalEnd& e) { s.on_end(e); });
@@ -483,6 +507,9 @@ nlohmann::ordered_json serve(const Scenario& scenario, const PolicyEntry& policy
   sv["port"] = opt.port;
   sv["time_scale"] = opt.time_scale;
   sv["wall_s"] = wall_s;
+  // The start (simulated time 0) on the steady clock (CLOCK_MONOTONIC on Linux), to line up a
+  // client's own log (Python's time.monotonic_ns, Go's and Node.js's monotonic clocks are the same).
+  sv["started_steady_ns"] = std::chrono::duration_cast<std::chrono::nanoseconds>(s.origin.time_since_epoch()).count();
   sv["connections"] = {{"accepted", s.accepted},
                        {"refused_over_limit", s.refused},
                        {"closed_by_faults", s.closed_by_fault},

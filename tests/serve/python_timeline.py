@@ -1,0 +1,84 @@
+#!/usr/bin/python3
+# The Python driver 3.25 against `lbsim serve` through a fault (tests/serve_faults_test.cpp):
+# TokenAwarePolicy(DCAwareRoundRobinPolicy("dc1")), as python_client.py, sending a prepared read of
+# a random 8-byte key every PERIOD_MS for SECONDS, asynchronously. Prints one JSON document: per
+# request its send and completion times (time.monotonic_ns, the clock of serve.json's
+# started_steady_ns), its key, the host that answered (or "" on failure) and the error's class
+# name; and the driver's own host up/down changes with their times (a HostStateListener).
+#
+#   python_timeline.py ADDRESS PORT SECONDS PERIOD_MS SEED [HEARTBEAT_S]
+import json
+import logging
+import random
+import sys
+import threading
+import time
+
+from cassandra import ConsistencyLevel
+from cassandra.cluster import EXEC_PROFILE_DEFAULT, Cluster, ExecutionProfile
+from cassandra.policies import DCAwareRoundRobinPolicy, HostStateListener, TokenAwarePolicy
+
+logging.basicConfig(level=logging.CRITICAL)
+address, port, seconds, period_ms, seed = sys.argv[1], int(sys.argv[2]), float(sys.argv[3]), float(sys.argv[4]), int(sys.argv[5])
+heartbeat = float(sys.argv[6]) if len(sys.argv) > 6 else None
+rng = random.Random(seed)
+profile = ExecutionProfile(load_balancing_policy=TokenAwarePolicy(DCAwareRoundRobinPolicy("dc1")),
+                           consistency_level=ConsistencyLevel.LOCAL_ONE, request_timeout=10)
+kwargs = {}
+if heartbeat is not None:
+    kwargs = {"idle_heartbeat_interval": heartbeat, "idle_heartbeat_timeout": heartbeat}
+cluster = Cluster([address], port=port, protocol_version=4, connect_timeout=10,
+                  execution_profiles={EXEC_PROFILE_DEFAULT: profile}, **kwargs)
+changes = []
+
+
+class Listener(HostStateListener):
+    def on_up(self, host):
+        changes.append([time.monotonic_ns(), host.endpoint.address, "up"])
+
+    def on_down(self, host):
+        changes.append([time.monotonic_ns(), host.endpoint.address, "down"])
+
+    def on_add(self, host):
+        pass
+
+    def on_remove(self, host):
+        pass
+
+
+cluster.register_listener(Listener())
+session = cluster.connect()
+select = session.prepare("SELECT value FROM lbsim.kv WHERE key = ?")
+lock = threading.Lock()
+requests = []
+
+
+def record(entry, future, ok, err):
+    entry["done"] = time.monotonic_ns()
+    entry["host"] = future._current_host.endpoint.address if ok and future._current_host else ""
+    entry["error"] = "" if ok else type(err).__name__
+    with lock:
+        requests.append(entry)
+
+
+start = time.monotonic()
+futures = []
+i = 0
+while time.monotonic() - start < seconds:
+    key = rng.getrandbits(64).to_bytes(8, "big")
+    entry = {"sent": time.monotonic_ns(), "key": key.hex()}
+    f = session.execute_async(select.bind((key,)))
+    f.add_callbacks(lambda _, e=entry, fu=f: record(e, fu, True, None),
+                    lambda err, e=entry, fu=f: record(e, fu, False, err))
+    futures.append(f)
+    i += 1
+    time.sleep(max(0.0, start + i * period_ms / 1000.0 - time.monotonic()))
+deadline = time.monotonic() + 15
+while time.monotonic() < deadline:
+    with lock:
+        if len(requests) == len(futures):
+            break
+    time.sleep(0.05)
+cluster.shutdown()
+with lock:
+    print(json.dumps({"requests": requests, "changes": changes, "sent": len(futures)}))
