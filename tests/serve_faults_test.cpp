@@ -15,6 +15,7 @@
 #include <nlohmann/json.hpp>
 
 #include "serve_test_util.hpp"
+#include "sim/engine/simulation.hpp"
 #include "sim/cluster/murmur3.hpp"
 #include "sim/serve/cql_wire.hpp"
 #include "test_files.hpp"
@@ -119,6 +120,62 @@ TEST(ServePythonDriverFaults, AKilledNodeIsLeftAtOnceAndTakenBackAfterItReturns)
       down_at = (c[0].get<double>() - origin) / 1e9;
   EXPECT_GE(down_at, 3);
   EXPECT_LT(down_at, 3.1);
+}
+
+// down n2 at 3 s for 5 s with both heartbeats shortened to 1 s (the driver's idle_heartbeat_interval
+// and idle_heartbeat_timeout; lbsim's faults.heartbeat): the sockets stay open and nothing answers.
+// lbsim's model of the Python driver (sim/mech/detect/detect.cpp: a sweep every interval, an OPTIONS
+// on a connection that read nothing since the last one, down when it is not answered within the
+// timeout) puts the detection between r + I + T and r + 2I + T, r the last answer (about 3 s): the
+// sweep's phase decides where. The model's sweeps are at multiples of I from time 0, the driver's
+// from its connect, so the two can differ by up to I; the test requires the driver inside the
+// model's window (with 10 % of the window's width either side) and reports both (docs/fidelity.md).
+TEST(ServePythonDriverFaults, ASilentNodeIsDetectedByTheHeartbeatWhereTheModelSays) {
+  if (testing_files::shell("/usr/bin/python3 -c 'import cassandra.cluster' 2>/dev/null") != 0)
+    GTEST_SKIP() << "Debian's python3-cassandra is missing: scripts/deps.sh test installs it";
+  const std::string fault = R"(faults.events=[{"at_s": 3, "node": "n2", "kind": "down", "duration_s": 5}])";
+  const Scenario sc = load_scenario(kServeFile, {fault});
+  serve::ServeOptions opt;
+  opt.address = "127.0.10.1";
+  opt.port = 19742;
+  testing::ServeThread server(sc, "python", opt);
+  const std::string out = capture(fmt::format("/usr/bin/python3 '{}/tests/serve/python_timeline.py' {} {} 7 2 13 1 2>&1",
+                                              LBSIM_SOURCE_DIR, opt.address, opt.port));
+  const auto& report = server.stop();
+  const auto brace = out.find("{\"requests\"");
+  ASSERT_NE(brace, std::string::npos) << "the Python client failed:\n" << out;
+  const json client = json::parse(out.substr(brace));
+  const double origin = report["serve"]["started_steady_ns"].get<double>();
+  const std::string n2 = cql::ipv4_text(*cql::parse_ipv4(opt.address) + 1);
+  double down_at = -1, last_answer = 0;
+  for (const auto& c : client["changes"])
+    if (c[1].get<std::string>() == n2 && c[2].get<std::string>() == "down" && down_at < 0)
+      down_at = (c[0].get<double>() - origin) / 1e9;
+  for (const auto& r : client["requests"])
+    if (r["host"].get<std::string>() == n2 && (r["done"].get<double>() - origin) / 1e9 < 3.5)
+      last_answer = std::max(last_answer, (r["done"].get<double>() - origin) / 1e9);
+  ASSERT_GT(down_at, 0) << "the driver never marked the silent node down";
+
+  // lbsim's model of the same: the Python policy, the same fault and heartbeat, reads at 500/s.
+  const Scenario model_sc = load_scenario(
+      kServeFile, {fault, "faults.driver_detection=driver", R"(faults.heartbeat={"interval_ms": 1000, "timeout_ms": 1000})",
+                   "client.rate_ops_s=500", R"(workload.mix={"read": 1})", "workload.ops=4500"});
+  const RunResult r = run_simulation(model_sc, *model_sc.find_policy("python"), model_sc.seed);
+  double model_down = -1;
+  ASSERT_TRUE(r.detection);
+  for (const auto& e : r.detection->events)
+    if (e.node == "n2" && !e.up && model_down < 0) model_down = e.at_s;
+  ASSERT_GT(model_down, 0);
+  std::printf("silent n2 from 3 s (last answer %.3f s): the driver marked it down at %.3f s, lbsim's model at %.3f s; "
+              "the model's window [%.3f, %.3f] s\n",
+              last_answer, down_at, model_down, last_answer + 2, last_answer + 3);
+  ::testing::Test::RecordProperty("driver_down_s", fmt::format("{:.3f}", down_at));
+  ::testing::Test::RecordProperty("model_down_s", fmt::format("{:.3f}", model_down));
+  EXPECT_GE(down_at, last_answer + 2 - 0.1);
+  EXPECT_LE(down_at, last_answer + 3 + 0.1);
+  EXPECT_GE(model_down, 3 + 2 - 0.1);
+  EXPECT_LE(model_down, 3 + 3 + 0.1);
+  EXPECT_EQ(report["serve"]["unanswered"]["node_down"].get<int>() > 0, true);
 }
 
 }  // namespace
