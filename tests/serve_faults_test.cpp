@@ -99,9 +99,6 @@ TEST(ServePythonDriverFaults, AKilledNodeIsLeftAtOnceAndTakenBackAfterItReturns)
       back = std::min(back, q.done_s);
     }
   }
-  std::printf("n2's keys: %d answered by n2 before the kill, %d during it, %d elsewhere during it (the first %.1f ms "
-              "after the kill), n2 back %.3f s after its return (%d after it); %d failed of %zu\n",
-              before, during, elsewhere, (first_elsewhere - 3) * 1e3, back - 6, after, failed, reqs.size());
   ::testing::Test::RecordProperty("first_request_elsewhere_ms", fmt::format("{:.1f}", (first_elsewhere - 3) * 1e3));
   ::testing::Test::RecordProperty("back_after_return_s", fmt::format("{:.3f}", back - 6));
   EXPECT_GT(before, 100);
@@ -109,7 +106,10 @@ TEST(ServePythonDriverFaults, AKilledNodeIsLeftAtOnceAndTakenBackAfterItReturns)
   EXPECT_GT(elsewhere, 100);
   EXPECT_LT(first_elsewhere - 3, 0.1) << "the driver should leave a node whose sockets closed at once";
   EXPECT_GT(after, 0) << "the driver never took n2 back";
-  EXPECT_LT(back - 6, 2.5) << "reconnection: exponential from 1 s, then STATUS_CHANGE UP at 1 s";
+  // Its reconnection attempts (exponential from 1 s after the kill: 4, 6 and 10 s, with jitter) or
+  // the other nodes' STATUS_CHANGE UP at 7 s bring it back before the attempt at 10 s (measured:
+  // 0.2 to 2.4 s after the return).
+  EXPECT_LT(back - 6, 4) << "the driver took n2 back only after its attempt at 10 s";
   // The requests in flight on n2's connections at the kill may fail; nothing else does.
   EXPECT_LE(failed, 5);
   EXPECT_EQ(report["serve"]["connections"]["closed_by_faults"].get<int>() > 0, true);
@@ -118,6 +118,11 @@ TEST(ServePythonDriverFaults, AKilledNodeIsLeftAtOnceAndTakenBackAfterItReturns)
   for (const auto& c : client["changes"])
     if (c[1].get<std::string>() == cql::ipv4_text(base + n2) && c[2].get<std::string>() == "down" && down_at < 0)
       down_at = (c[0].get<double>() - origin) / 1e9;
+  std::printf("n2's keys: %d answered by n2 before the kill, %d during it, %d elsewhere during it (the first %.1f ms "
+              "after the kill); the driver marked n2 down %.1f ms after the kill; n2 back %.3f s after its return (%d "
+              "after it); %d failed of %zu\n",
+              before, during, elsewhere, (first_elsewhere - 3) * 1e3, (down_at - 3) * 1e3, back - 6, after, failed,
+              reqs.size());
   EXPECT_GE(down_at, 3);
   EXPECT_LT(down_at, 3.1);
 }
