@@ -6,13 +6,15 @@
 # discovery, then sends N prepared statements (half reads, half writes, random 8-byte keys) and
 # prints, as JSON: the hosts and keyspaces it discovered, the requests each host coordinated
 # (ResponseFuture's host: the one that answered), how many of those hosts were not a replica of
-# the key by the driver's own token map (Metadata.get_replicas), and the failures.
+# the key by the driver's own token map (Metadata.get_replicas), the failures, and the rate it
+# sustained.
 #
 #   python_client.py ADDRESS PORT N SEED
 import json
 import logging
 import random
 import sys
+import time
 
 from cassandra import ConsistencyLevel
 from cassandra.cluster import EXEC_PROFILE_DEFAULT, Cluster, ExecutionProfile
@@ -56,6 +58,7 @@ def drain():
     window.clear()
 
 
+started = time.monotonic()
 for i in range(n):
     key = rng.getrandbits(64).to_bytes(8, "big")
     bound = select.bind((key,)) if i % 2 == 0 else insert.bind((key, b"v"))
@@ -63,6 +66,7 @@ for i in range(n):
     if len(window) >= 64:
         drain()
 drain()
-out.update({"sent": sent, "non_replica": non_replica, "failures": failures})
+out.update({"sent": sent, "non_replica": non_replica, "failures": failures,
+            "requests_per_s": n / (time.monotonic() - started)})
 cluster.shutdown()
 print(json.dumps(out))
