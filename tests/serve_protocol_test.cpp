@@ -387,6 +387,35 @@ TEST(CqlSession, ApplicationSchemaRoutesByItsCompositePartitionKeyAndOtherReplic
   EXPECT_EQ(split(same.frames.at(0)).h.opcode, kResult);
 }
 
+// The prepared statements a node keeps are bounded: a client preparing endless distinct ones
+// cannot grow the server; the dropped ones come back as Unprepared.
+TEST(CqlSession, PreparedStatementsPerNodeAreBounded) {
+  Fixture f;
+  f.start();
+  std::vector<Bytes> ids;
+  for (int i = 0; i < 4200; ++i) {
+    Writer w;
+    w.long_string(fmt::format("SELECT value FROM lbsim.kv WHERE key = 0x{:08x}", i));
+    const Response r = split(f.ask(kPrepare, w.out()).frames.at(0));
+    ASSERT_EQ(r.h.opcode, kResult);
+    Reader rd(r.body);
+    rd.i32();
+    ids.push_back(rd.short_bytes());
+  }
+  EXPECT_EQ(f.node.prepared.size(), NodeState::kMaxPrepared);
+  int unprepared = 0;
+  for (const Bytes& id : ids) {
+    Writer e;
+    e.short_bytes(id);
+    e.u16(1);
+    e.byte(0);
+    const Outcome o = f.ask(kExecute, e.out());
+    unprepared += o.data ? 0 : 1;
+    if (!o.data) EXPECT_EQ(error_code(o.frames.at(0)), kUnprepared);
+  }
+  EXPECT_EQ(unprepared, 4200 - static_cast<int>(NodeState::kMaxPrepared));
+}
+
 // Every request opcode with a body cut short, and with junk appended past a valid one: a
 // PROTOCOL_ERROR that closes only that connection (junk after a complete body is ignored, as
 // Cassandra's decoders read what they need).

@@ -227,6 +227,11 @@ Outcome Session::handle(const Header& h, const Bytes& body) {
         w.i32(kPrepared);
         w.short_bytes(id);
         write_prepared_metadata(w, t ? t->keyspace : pr.keyspace, t ? t->name : st.table, binds, pk, pr.result);
+        // A bounded cache, as servers keep (Cassandra's prepared_statements_cache_size): the
+        // smallest id goes when it is full, and a client that executes it gets Unprepared and
+        // prepares it again, as the drivers do.
+        if (node_.prepared.size() >= NodeState::kMaxPrepared && !node_.prepared.count(id))
+          node_.prepared.erase(node_.prepared.begin());
         node_.prepared[id] = std::move(pr);
         out.frames.push_back(frame(h.stream, kResult, w.out()));
         return out;

@@ -26,6 +26,7 @@ struct Prepared {
 // What one node keeps across its connections: prepared ids (an id can be executed on any
 // connection to the node, spec 4.2.5.4) and its counters.
 struct NodeState {
+  static constexpr std::size_t kMaxPrepared = 4096;  // prepared statements kept per node
   std::map<Bytes, Prepared> prepared;
 };
 
