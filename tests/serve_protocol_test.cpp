@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <string>
 #include <vector>
 
@@ -557,6 +558,47 @@ TEST(ServeSockets, AClientOfItsOwnIsAnsweredAndBadFramesHarmOnlyTheirConnection)
   EXPECT_EQ(report["serve"]["answered"].get<int>() + report["serve"]["unanswered"]["client_gone"].get<int>(), 51);
   EXPECT_EQ(report["nodes"][2]["coordinator_ops"].get<int>(), 51);
   EXPECT_EQ(report["nodes"][2]["address"].get<std::string>(), "127.0.5.3");
+}
+
+// The paced clock: a read whose model latency is 20 ms (constant service, no network or coordinator
+// cost) is answered 20 ms of wall time after it is sent at --time-scale 1, and 40 ms at 0.5 (the
+// cluster runs at half speed); the lag the report gives is what the answer's wall time adds.
+double median_read_ms(double scale, int port) {
+  serve::ServeOptions opt;
+  opt.address = "127.0.6.1";
+  opt.port = static_cast<std::uint16_t>(port);
+  opt.time_scale = scale;
+  const Scenario sc = load_scenario(
+      kServeConfig, {R"(cluster.service.read={"dist": "constant", "us": 20000})", R"(cluster.service.coordinator={"dist": "constant", "us": 0})",
+                     R"(network.same_rack={"dist": "constant", "us": 0})", R"(network.same_dc={"dist": "constant", "us": 0})"});
+  testing::ServeThread server(sc, "python", opt);
+  const int fd = connect_to("127.0.6.1", opt.port);
+  EXPECT_GE(fd, 0);
+  send_frame(fd, kStartup, startup_body());
+  EXPECT_EQ(recv_frame(fd).h.opcode, kReady);
+  std::vector<double> ms;
+  for (int i = 0; i < 15; ++i) {
+    const auto t0 = std::chrono::steady_clock::now();
+    send_frame(fd, kQuery, query_body(fmt::format("SELECT value FROM lbsim.kv WHERE key = 0x{:04x}", i)), 5);
+    const Response a = recv_frame(fd);
+    EXPECT_EQ(a.h.opcode, kResult);
+    ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+  }
+  ::close(fd);
+  const auto& report = server.stop();
+  EXPECT_LT(report["serve"]["lag_ms"]["p50"].get<double>(), 1.0);
+  std::sort(ms.begin(), ms.end());
+  return ms[ms.size() / 2];
+}
+
+TEST(ServeSockets, AnswersLeaveAtTheModelsTimeOnTheScaledClock) {
+  const double at1 = median_read_ms(1.0, 19452);
+  const double at_half = median_read_ms(0.5, 19453);
+  std::printf("a 20 ms read: %.2f ms of wall time at time scale 1, %.2f ms at 0.5\n", at1, at_half);
+  EXPECT_GE(at1, 20.0);
+  EXPECT_LT(at1, 22.0);
+  EXPECT_GE(at_half, 40.0);
+  EXPECT_LT(at_half, 42.0);
 }
 
 TEST(ServeSockets, RemoteAddressesAreRefusedUnlessAllowed) {
