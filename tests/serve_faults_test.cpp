@@ -183,6 +183,65 @@ TEST(ServePythonDriverFaults, ASilentNodeIsDetectedByTheHeartbeatWhereTheModelSa
   EXPECT_EQ(report["serve"]["unanswered"]["node_down"].get<int>() > 0, true);
 }
 
+// Topology changes: n6 joins (add_node at 1 s, 1 s of streaming: NORMAL at 2 s) and n2 leaves
+// (decommission at 4 s: left at 5 s) on a ScyllaDB release's vnode keyspace. n6 listens only once
+// it is NORMAL; the other nodes' registered connections hear NEW_NODE a server_detection (1 s)
+// later and REMOVED_NODE for n2 at 6 s, and their system.peers follows. The Python driver (its
+// refresh windows at 0.1 s) adds n6 and routes its keys to it from then on, and drops n2.
+TEST(ServePythonDriverFaults, ANodeThatJoinsIsUsedOnceAnnouncedAndOneThatLeftIsDropped) {
+  if (testing_files::shell("/usr/bin/python3 -c 'import cassandra.cluster' 2>/dev/null") != 0)
+    GTEST_SKIP() << "Debian's python3-cassandra is missing: scripts/deps.sh test installs it";
+  const Scenario sc = load_scenario(
+      kServeFile, {"cluster.server=scylla-2025.1",
+                   R"(changes={"events": [{"at_s": 1, "action": "add_node", "nodes": [{"dc": "dc1", "rack": "r3"}]},
+                               {"at_s": 4, "action": "decommission", "node": "n2"}], "streaming_s": 1})"});
+  serve::ServeOptions opt;
+  opt.address = "127.0.12.1";
+  opt.port = 19942;
+  testing::ServeThread server(sc, "python", opt);
+  const std::string out = capture(fmt::format(
+      "/usr/bin/python3 '{}/tests/serve/python_timeline.py' {} {} 8 2 5 0 0.1 2>&1", LBSIM_SOURCE_DIR, opt.address, opt.port));
+  const auto& report = server.stop();
+  const auto brace = out.find("{\"requests\"");
+  ASSERT_NE(brace, std::string::npos) << "the Python client failed:\n" << out;
+  const json client = json::parse(out.substr(brace));
+  const double origin = report["serve"]["started_steady_ns"].get<double>();
+  const std::uint32_t base = *cql::parse_ipv4(opt.address);
+  const std::string n2 = cql::ipv4_text(base + 1), n6 = cql::ipv4_text(base + 5);
+  double first_n6 = 1e9, last_n2 = 0, added_n6 = -1, removed_n2 = -1;
+  int to_n6 = 0, failed = 0;
+  for (const auto& r : client["requests"]) {
+    const double sent = (r["sent"].get<double>() - origin) / 1e9;
+    const std::string h = r["host"].get<std::string>();
+    failed += h.empty() ? 1 : 0;
+    if (h == n6) {
+      ++to_n6;
+      first_n6 = std::min(first_n6, sent);
+    }
+    if (h == n2) last_n2 = std::max(last_n2, sent);
+  }
+  for (const auto& c : client["changes"]) {
+    const double at = (c[0].get<double>() - origin) / 1e9;
+    if (c[1] == n6 && c[2] == "add" && added_n6 < 0) added_n6 = at;
+    if (c[1] == n2 && c[2] == "remove" && removed_n2 < 0) removed_n2 = at;
+  }
+  std::printf("n6 NORMAL at 2 s: the driver added it at %.3f s, first sent to it at %.3f s (%d requests); n2 left at "
+              "5 s: removed at %.3f s, last sent to it at %.3f s; %d failed\n",
+              added_n6, first_n6, to_n6, removed_n2, last_n2, failed);
+  EXPECT_GE(added_n6, 3.0) << "NEW_NODE goes out a server_detection after NORMAL";
+  EXPECT_LT(added_n6, 3.6);
+  EXPECT_GE(first_n6, added_n6);
+  EXPECT_GT(to_n6, 100);
+  EXPECT_GE(removed_n2, 6.0);
+  EXPECT_LT(removed_n2, 6.6);
+  EXPECT_LT(last_n2, removed_n2 + 0.05) << "the driver kept sending to a removed node";
+  EXPECT_GT(last_n2, 4.5) << "n2 coordinates until it is removed (it shuts down RING_DELAY after it left)";
+  const auto hosts = client["hosts"].get<std::vector<std::string>>();
+  EXPECT_EQ(std::count(hosts.begin(), hosts.end(), n6), 1);
+  EXPECT_EQ(std::count(hosts.begin(), hosts.end(), n2), 0);
+  EXPECT_EQ(failed, 0);
+}
+
 // Overload: a ScyllaDB release whose admission limit (2 requests per shard, 2 shards) sheds the
 // Python client's windows of 64 reads and writes (1 ms service), so that about half the answers
 // are Overloaded. The driver's retry rule is lbsim's python-default (configs/README.md,

@@ -183,6 +183,10 @@ struct Hooks {
   // An operation ends (finish_op: succeeded, or failed with `error`), before its slot may be
   // released: the end of an external operation (Simulation::external_begin) subscribes.
   HookList<std::uint32_t, bool, ErrorKind> op_ended;
+  // A topology change's ring switch (Simulation::Impl::schedule_detection): `n` is a member now
+  // (+1: a joining node is NORMAL) or no longer (-1: it left, or was removed); lbsim serve's
+  // sockets and system.peers follow it.
+  HookList<NodeId, std::int8_t> member_changed;
   // Placement (sim/mech/placement: tablets, or a vnode ring that changes): a request's answer,
   // with its coordinator request's slot, reaches its driver (every loader's; after its attempt's
   // client timeout too), before the request is released;
@@ -223,7 +227,7 @@ struct Hooks {
            request_written.size() + answer_read.size() + client_timeout.size() + driver_down.size() +
            connections_closed.size() + status_event.size() + read_done.size() + (read_order ? 1 : 0) +
            attempt_sent.size() + attempt_ended.size() + (replica_service ? 1 : 0) + (read_split ? 1 : 0) +
-           op_started.size() + op_ended.size() + (extra_host ? 1 : 0) + answer_received.size() + coordinator_executed.size() +
+           op_started.size() + op_ended.size() + member_changed.size() + (extra_host ? 1 : 0) + answer_received.size() + coordinator_executed.size() +
            replica_hop.size() + token_map.size() + (op_range ? 1 : 0) + (driver_replicas ? 1 : 0) +
            (driver_shard ? 1 : 0) + (coordinator_replicas ? 1 : 0) + (replica_shard ? 1 : 0);
   }

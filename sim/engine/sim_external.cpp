@@ -28,6 +28,14 @@ void on_external_end(void* self, std::uint32_t op, bool success, ErrorKind error
   if (!s.external_done_) return;
   s.external_done_({s.op_tag_[op], success, error, s.now_ - s.ops_[op].start});
 }
+void on_external_member(void* self, NodeId n, std::int8_t change) {
+  auto& s = *static_cast<Simulation::Impl*>(self);
+  if (s.external_topology_) s.external_topology_(n, change);
+}
+void on_external_closed(void* self, NodeId n) {
+  auto& s = *static_cast<Simulation::Impl*>(self);
+  if (s.external_topology_) s.external_topology_(n, 0);
+}
 }  // namespace
 
 void Simulation::Impl::external_begin(Simulation::ExternalDone done) {
@@ -80,5 +88,12 @@ SimTime Simulation::external_next() const {
 std::uint64_t Simulation::external_advance(SimTime until) { return impl_->external_advance(until); }
 void Simulation::external_submit(const ExternalOp& op) { impl_->external_submit(op); }
 RunResult Simulation::external_end() { return impl_->external_end(); }
+void Simulation::external_on_topology(ExternalTopology f) {
+  if (!impl_->external_topology_) {
+    impl_->hooks_.member_changed.add(impl_.get(), &on_external_member);
+    impl_->hooks_.connections_closed.add(impl_.get(), &on_external_closed);
+  }
+  impl_->external_topology_ = std::move(f);
+}
 
 }  // namespace lbsim

@@ -451,6 +451,7 @@ struct Simulation::Impl {
 
   // Simulation::external_* (sim_external.cpp): operations submitted from outside (lbsim serve).
   Simulation::ExternalDone external_done_;
+  Simulation::ExternalTopology external_topology_;
   Column<std::uint64_t> op_tag_;  // per operation slot, registered by external_begin only
   void external_begin(Simulation::ExternalDone done);
   std::uint64_t external_advance(SimTime until);

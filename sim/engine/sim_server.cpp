@@ -480,6 +480,7 @@ void Simulation::Impl::node_removed(NodeId n) {
 
 
 void Simulation::Impl::schedule_detection(NodeId n, bool up, const TokenRing* ring, std::int8_t member) {
+  if (member != 0 && !hooks_.member_changed.empty()) hooks_.member_changed.fire(n, member);
   const auto at_driver = now_ + sc_.faults.driver_detection;
   const auto at_server = now_ + sc_.faults.server_detection;
   detections_.push_back({at_driver, n, up, true, ring, member});
@@ -489,6 +490,7 @@ void Simulation::Impl::schedule_detection(NodeId n, bool up, const TokenRing* ri
 }
 
 void Simulation::Impl::schedule_driver_detection(NodeId n, bool up, const TokenRing* ring, std::int8_t member) {
+  if (member != 0 && !hooks_.member_changed.empty()) hooks_.member_changed.fire(n, member);
   const auto at = now_ + sc_.faults.driver_detection;
   detections_.push_back({at, n, up, true, ring, member});
   q_.push(at, kDetect, static_cast<std::uint32_t>(detections_.size() - 1));

@@ -109,6 +109,11 @@ class Simulation {
   std::uint64_t external_advance(SimTime until);
   void external_submit(const ExternalOp& op);
   RunResult external_end();
+  // What the caller's sockets must follow, called from inside external_advance: a topology
+  // change's ring switch (+1: node n joined and is NORMAL, -1: it left or was removed) and the
+  // closing of every connection to n (0: a kill, or a leaving node's shutdown).
+  using ExternalTopology = std::function<void(NodeId n, int change)>;
+  void external_on_topology(ExternalTopology f);
 
   // The core (sim/engine/sim_impl.hpp): named here for the mechanisms of sim/mech/ and the core
   // harness of the tests, which include its header; nothing else does.

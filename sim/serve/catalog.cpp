@@ -184,12 +184,15 @@ void write_prepared_metadata(Writer& w, const std::string& ks, const std::string
 Catalog::Catalog(const Scenario& sc, std::uint32_t base_address)
     : sc_(sc), base_(base_address), keyspace_(sc.cluster.replication.name), release_(release_of(sc.nodes.server)) {
   const Topology& topo = sc.topology();
+  // Members at the start: all, or the first changes.initial_nodes when nodes join later.
+  const std::size_t initial =
+      sc.changes.events.empty() || sc.changes.initial_nodes == 0 ? topo.size() : sc.changes.initial_nodes;
   for (NodeId n = 0; n < topo.size(); ++n) {
     // Host ids: "lbsim" in ASCII, then the version-4 and variant bits, then the node's index.
     std::array<std::uint8_t, 16> u{0x6c, 0x62, 0x73, 0x69, 0x6d, 0x00, 0x40, 0x00, 0x80, 0x00, 0, 0, 0, 0, 0, 0};
     for (int b = 0; b < 4; ++b) u[15 - b] = static_cast<std::uint8_t>((n + 1) >> (8 * b));
     host_ids_.push_back(u);
-    member_.push_back(!topo.nodes[n].tokens.empty());
+    member_.push_back(n < initial && !topo.nodes[n].tokens.empty());
   }
   // The keyspace's one table: kv (key blob PRIMARY KEY, value blob).
   tables_["kv"] = make_table(keyspace_, "kv", {{"key", Type::of(kBlob)}, {"value", Type::of(kBlob)}}, {"key"});

@@ -70,6 +70,10 @@ class Catalog {
   const std::array<std::uint8_t, 16>& host_id(NodeId n) const { return host_ids_[n]; }
   std::string host_id_text(NodeId n) const;
   std::string release_version() const { return release_; }
+  // Whether node n is in the ring now (system.peers lists it): a node that joins later becomes one
+  // when it is NORMAL, a leaving one stops being one when it has left.
+  bool member(NodeId n) const { return member_[n]; }
+  void set_member(NodeId n, bool m) { member_[n] = m; }
 
   // A data table of the keyspace (or null).
   const Table* table(const std::string& ks, const std::string& name) const;

@@ -373,6 +373,38 @@ struct Server {
     w.inet(base_addr + n, opt.port);
     event_to(&cql::Session::wants_status, w.out(), n);
   }
+  void topology_event(const char* change, NodeId n) {
+    cql::Writer w;
+    w.string("TOPOLOGY_CHANGE");
+    w.string(change);
+    w.inet(base_addr + n, opt.port);
+    event_to(&cql::Session::wants_topology, w.out(), n);
+  }
+  // The model's topology changes (Simulation::external_on_topology): a joining node listens once it
+  // is NORMAL (Cassandra and ScyllaDB start their native transport after joining), and the others'
+  // registered connections hear NEW_NODE and UP when gossip would have told them
+  // (faults.server_detection); a node that left is dropped from system.peers and announced as
+  // REMOVED_NODE; a node whose every connection the model closed (a kill, a leaving node's
+  // shutdown: RING_DELAY after it left for Cassandra, at once for ScyllaDB) closes its sockets.
+  void on_topology(NodeId n, int change) {
+    const SimTime told = sim.external_now() + sc.faults.server_detection;
+    if (change > 0) {
+      catalog.set_member(n, true);
+      if (state[n] == NodeState::Killed) relisten(n);
+      state[n] = NodeState::Up;
+      at_sim(told, [this, n] {
+        topology_event("NEW_NODE", n);
+        status_event(n, true);
+      });
+    } else if (change < 0) {
+      catalog.set_member(n, false);
+      at_sim(told, [this, n] { topology_event("REMOVED_NODE", n); });
+    } else if (state[n] != NodeState::Killed) {
+      state[n] = NodeState::Killed;
+      stop_listening(n);
+      close_node(n);
+    }
+  }
   void schema_event(const std::string& table) {
     cql::Writer w;
     w.string("SCHEMA_CHANGE");
@@ -461,9 +493,17 @@ nlohmann::ordered_json serve(const Scenario& scenario, const PolicyEntry& policy
                                                "listen on other addresses",
                                                opt.address, cql::ipv4_text(static_cast<std::uint32_t>(last))));
   if (!(opt.time_scale > 0)) throw ConfigError("--time-scale", "must be above 0");
+  // The drivers would route by the vnode tokens of system.local while the model places by tablets:
+  // refused until the tablets-routing-v1 payload is served (docs/serve.md).
+  if (scenario.cluster.replication.tablets)
+    throw ConfigError("/keyspace/tablets", "lbsim serve does not serve tablet keyspaces yet (the drivers would "
+                                           "route by vnode tokens): use a vnode keyspace");
 
   Server s(scenario, policy, seed, opt, *base, out);
-  for (NodeId k = 0; k < n; ++k) s.listen(k);
+  for (NodeId k = 0; k < n; ++k)
+    if (s.catalog.member(k)) s.listen(k);
+    else s.state[k] = NodeState::Killed;  // a node that joins later listens once it is NORMAL
+  s.sim.external_on_topology([&s](NodeId k, int change) { s.on_topology(k, change); });
   s.origin = Clock::now();
   s.sim.external_begin([&s](const ExternalEnd& e) { s.on_end(e); });
   s.schedule_faults();

@@ -4,9 +4,14 @@
 # a random 8-byte key every PERIOD_MS for SECONDS, asynchronously. Prints one JSON document: per
 # request its send and completion times (time.monotonic_ns, the clock of serve.json's
 # started_steady_ns), its key, the host that answered (or "" on failure) and the error's class
-# name; and the driver's own host up/down changes with their times (a HostStateListener).
+# name; the driver's own host changes (add, remove, up, down) with their times (a
+# HostStateListener); and the hosts it knows at the end.
 #
-#   python_timeline.py ADDRESS PORT SECONDS PERIOD_MS SEED [HEARTBEAT_S]
+#   python_timeline.py ADDRESS PORT SECONDS PERIOD_MS SEED [HEARTBEAT_S [REFRESH_WINDOW_S]]
+#
+# HEARTBEAT_S sets idle_heartbeat_interval and idle_heartbeat_timeout (0: the defaults);
+# REFRESH_WINDOW_S sets topology_event_refresh_window and status_event_refresh_window (how long
+# the driver waits after a TOPOLOGY_CHANGE or STATUS_CHANGE event before it reads system.peers).
 import json
 import logging
 import random
@@ -20,30 +25,33 @@ from cassandra.policies import DCAwareRoundRobinPolicy, HostStateListener, Token
 
 logging.basicConfig(level=logging.CRITICAL)
 address, port, seconds, period_ms, seed = sys.argv[1], int(sys.argv[2]), float(sys.argv[3]), float(sys.argv[4]), int(sys.argv[5])
-heartbeat = float(sys.argv[6]) if len(sys.argv) > 6 else None
+heartbeat = float(sys.argv[6]) if len(sys.argv) > 6 and float(sys.argv[6]) > 0 else None
+refresh = float(sys.argv[7]) if len(sys.argv) > 7 else None
 rng = random.Random(seed)
 profile = ExecutionProfile(load_balancing_policy=TokenAwarePolicy(DCAwareRoundRobinPolicy("dc1")),
                            consistency_level=ConsistencyLevel.LOCAL_ONE, request_timeout=10)
 kwargs = {}
 if heartbeat is not None:
-    kwargs = {"idle_heartbeat_interval": heartbeat, "idle_heartbeat_timeout": heartbeat}
+    kwargs.update({"idle_heartbeat_interval": heartbeat, "idle_heartbeat_timeout": heartbeat})
+if refresh is not None:
+    kwargs.update({"topology_event_refresh_window": refresh, "status_event_refresh_window": refresh})
 cluster = Cluster([address], port=port, protocol_version=4, connect_timeout=10,
                   execution_profiles={EXEC_PROFILE_DEFAULT: profile}, **kwargs)
 changes = []
 
 
 class Listener(HostStateListener):
+    def on_add(self, host):
+        changes.append([time.monotonic_ns(), host.endpoint.address, "add"])
+
+    def on_remove(self, host):
+        changes.append([time.monotonic_ns(), host.endpoint.address, "remove"])
+
     def on_up(self, host):
         changes.append([time.monotonic_ns(), host.endpoint.address, "up"])
 
     def on_down(self, host):
         changes.append([time.monotonic_ns(), host.endpoint.address, "down"])
-
-    def on_add(self, host):
-        pass
-
-    def on_remove(self, host):
-        pass
 
 
 cluster.register_listener(Listener())
@@ -79,6 +87,7 @@ while time.monotonic() < deadline:
         if len(requests) == len(futures):
             break
     time.sleep(0.05)
+hosts = sorted(h.endpoint.address for h in cluster.metadata.all_hosts())
 cluster.shutdown()
 with lock:
-    print(json.dumps({"requests": requests, "changes": changes, "sent": len(futures)}))
+    print(json.dumps({"requests": requests, "changes": changes, "sent": len(futures), "hosts": hosts}))
