@@ -20,6 +20,7 @@
 
 #include "serve_test_util.hpp"
 #include "sim/cluster/murmur3.hpp"
+#include "sim/cluster/shard.hpp"
 #include "sim/serve/catalog.hpp"
 #include "sim/serve/cql_wire.hpp"
 #include "sim/serve/session.hpp"
@@ -599,6 +600,87 @@ TEST(ServeSockets, AnswersLeaveAtTheModelsTimeOnTheScaledClock) {
   EXPECT_LT(at1, 22.0);
   EXPECT_GE(at_half, 40.0);
   EXPECT_LT(at_half, 42.0);
+}
+
+// ScyllaDB's shard-aware port: a connection from source port P is shard P mod shards, SUPPORTED
+// says so and names the port; reads whose tokens are that shard's cost no cross-shard hop, those of
+// the other shard one per replica job (ScyllaDB sends replica work to the sender's shard number).
+int connect_from(const std::string& addr, int port, int parity, int shards, int& source) {
+  for (int p = 41000 + (::getpid() % 2000) * 4; p < 65000; ++p) {
+    if (p % shards != parity) continue;
+    const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+    const int one = 1;
+    ::setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+    sockaddr_in local{};
+    local.sin_family = AF_INET;
+    local.sin_port = htons(static_cast<std::uint16_t>(p));
+    local.sin_addr.s_addr = htonl(*parse_ipv4(addr));
+    if (::bind(fd, reinterpret_cast<sockaddr*>(&local), sizeof local) != 0) {
+      ::close(fd);
+      continue;
+    }
+    sockaddr_in a{};
+    a.sin_family = AF_INET;
+    a.sin_port = htons(static_cast<std::uint16_t>(port));
+    a.sin_addr.s_addr = htonl(*parse_ipv4(addr));
+    if (::connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0) {
+      ::close(fd);
+      continue;
+    }
+    timeval tv{5, 0};
+    ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+    source = p;
+    return fd;
+  }
+  return -1;
+}
+
+std::uint64_t hops_of_reads(bool matching) {
+  serve::ServeOptions opt;
+  opt.address = "127.0.7.1";
+  opt.port = 19462;
+  opt.shard_aware_port = 19463;
+  const Scenario sc = load_scenario(kServeConfig, {"cluster.server=scylla-2025.1"});
+  testing::ServeThread server(sc, "python", opt);
+  int source = 0;
+  const int fd = connect_from("127.0.7.2", opt.shard_aware_port, 1, 2, source);
+  EXPECT_GE(fd, 0);
+  send_frame(fd, kOptions, {});
+  const Response sup = recv_frame(fd);
+  Reader rd(sup.body);
+  std::map<std::string, std::vector<std::string>> m;
+  for (std::uint16_t n = rd.u16(), i = 0; i < n; ++i) {
+    const std::string k = rd.string();
+    m[k] = rd.string_list();
+  }
+  EXPECT_EQ(m["SCYLLA_SHARD"], std::vector<std::string>{"1"}) << "source port " << source;
+  EXPECT_EQ(m["SCYLLA_SHARD_AWARE_PORT"], std::vector<std::string>{"19463"});
+  send_frame(fd, kStartup, startup_body());
+  EXPECT_EQ(recv_frame(fd).h.opcode, kReady);
+  int sent = 0;
+  for (std::uint32_t i = 0; sent < 40; ++i) {
+    const Bytes key{static_cast<std::uint8_t>(i >> 8), static_cast<std::uint8_t>(i)};
+    const std::uint32_t shard = shard_of(murmur3_token(key), Sharding{2, sc.nodes.msb_ignore});
+    if ((shard == 1) != matching) continue;
+    send_frame(fd, kQuery, query_body(fmt::format("SELECT value FROM lbsim.kv WHERE key = 0x{:02x}{:02x}", key[0], key[1]), 0x0005),
+               static_cast<std::int16_t>(sent));
+    EXPECT_EQ(recv_frame(fd).h.opcode, kResult);
+    ++sent;
+  }
+  ::close(fd);
+  const auto& report = server.stop();
+  std::uint64_t hops = 0;
+  for (const auto& n : report["nodes"]) hops += n["cross_shard_hops"].get<std::uint64_t>();
+  EXPECT_EQ(report["nodes"][1]["coordinator_ops"].get<int>(), 40);
+  return hops;
+}
+
+TEST(ServeSockets, TheShardAwarePortGivesTheSourcePortsShardAndItsRequestsNoHops) {
+  const std::uint64_t matching = hops_of_reads(true), other = hops_of_reads(false);
+  std::printf("cross-shard hops of 40 reads at ALL: %llu on their tokens' shard, %llu on the other\n",
+              static_cast<unsigned long long>(matching), static_cast<unsigned long long>(other));
+  EXPECT_EQ(matching, 0u);
+  EXPECT_EQ(other, 120u) << "each read's 3 replica jobs arrive on the other shard and hop once";
 }
 
 TEST(ServeSockets, RemoteAddressesAreRefusedUnlessAllowed) {

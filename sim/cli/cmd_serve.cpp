@@ -28,6 +28,9 @@ int run_serve(const std::vector<std::string>& args) {
       "simulated seconds per wall-clock second (below 1 stretches the model's latencies; docs/serve.md)")(
       "address", po::value<std::string>()->default_value("127.0.0.1"), "the first node's address; node k listens on BASE + k - 1")(
       "port", po::value<std::int64_t>()->default_value(9042), "the CQL port of every node")(
+      "shard-aware-port", po::value<std::int64_t>()->default_value(19042),
+      "ScyllaDB releases with several shards: the shard-aware port (a connection's shard is its source port "
+      "modulo the shards); 0: none")(
       "allow-remote", po::bool_switch(), "allow addresses outside 127.0.0.0/8")(
       "policy", po::value<std::string>(), "the scenario's policy whose name the report carries (default: its first)")(
       "seed", po::value<std::int64_t>(), "simulation seed (default: the scenario's)")(
@@ -59,6 +62,8 @@ int run_serve(const std::vector<std::string>& args) {
   if (!(o.time_scale >= 1e-3 && o.time_scale <= 1e3)) throw ConfigError("--time-scale", "must be in [0.001, 1000]");
   o.address = vm["address"].as<std::string>();
   o.port = static_cast<std::uint16_t>(int_option(vm, "port", 1, 65535));
+  o.shard_aware_port = static_cast<std::uint16_t>(int_option(vm, "shard-aware-port", 0, 65535));
+  if (o.shard_aware_port == o.port) throw ConfigError("--shard-aware-port", "must differ from --port");
   o.allow_remote = vm["allow-remote"].as<bool>();
   o.max_frame = static_cast<std::uint32_t>(int_option(vm, "max-frame", 1024, 256 << 20));
   o.max_connections = static_cast<std::uint32_t>(int_option(vm, "max-connections", 1, 100000));

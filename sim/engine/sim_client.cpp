@@ -137,7 +137,9 @@ bool Simulation::Impl::pick_connection(std::uint32_t id, NodeId host, std::uint3
   const ClientSpec& cs = client_of(id);
   if (conns_per_host_ == 0) {
     conn = kNoConn;
-    shard = driver_shard<H>(op, host);
+    // An operation from outside (lbsim serve) may come with its connection's shard.
+    shard = H && external_shards_ && op_shard_[id] >= 0 ? static_cast<std::uint32_t>(op_shard_[id])
+                                                        : driver_shard<H>(op, host);
     return true;
   }
   // The loader's own pools (loader-major; loader 0 with one client).

@@ -38,9 +38,13 @@ void on_external_closed(void* self, NodeId n) {
 }
 }  // namespace
 
-void Simulation::Impl::external_begin(Simulation::ExternalDone done) {
+void Simulation::Impl::external_begin(Simulation::ExternalDone done, bool connection_shards) {
   external_done_ = std::move(done);
   ops_.add_column(op_tag_, std::uint64_t{0});
+  if (connection_shards) {
+    ops_.add_column(op_shard_, std::int32_t{-1});
+    external_shards_ = true;
+  }
   hooks_.op_ended.add(this, &on_external_end);
   hooked_ = true;  // the operations' ends are a hook point
   open_window();
@@ -71,6 +75,7 @@ void Simulation::Impl::external_submit(const ExternalOp& e) {
   x.rnd.rebind(*loaders_[0]->plan_rng);
   op.plan = x.arena.make<OneHostPlan>(e.coordinator);
   op_tag_[id] = e.tag;
+  if (external_shards_) op_shard_[id] = e.shard < static_cast<std::int32_t>(shards_) ? e.shard : -1;
   if (!send_attempt<true>(id, true)) finish_op<true>(id, false, ErrorKind::NoHostAvailable);
 }
 
@@ -80,7 +85,9 @@ RunResult Simulation::Impl::external_end() {
   return finish_result(q_.next_seq(), 0, true);
 }
 
-void Simulation::external_begin(ExternalDone done) { impl_->external_begin(std::move(done)); }
+void Simulation::external_begin(ExternalDone done, bool connection_shards) {
+  impl_->external_begin(std::move(done), connection_shards);
+}
 SimTime Simulation::external_now() const { return impl_->now_; }
 SimTime Simulation::external_next() const {
   return impl_->q_.empty() ? Impl::kNever : impl_->q_.next_time();

@@ -453,7 +453,9 @@ struct Simulation::Impl {
   Simulation::ExternalDone external_done_;
   Simulation::ExternalTopology external_topology_;
   Column<std::uint64_t> op_tag_;  // per operation slot, registered by external_begin only
-  void external_begin(Simulation::ExternalDone done);
+  bool external_shards_ = false;    // external_begin's connection_shards
+  Column<std::int32_t> op_shard_;   // ExternalOp::shard, registered with external_shards_ only
+  void external_begin(Simulation::ExternalDone done, bool connection_shards);
   std::uint64_t external_advance(SimTime until);
   void external_submit(const ExternalOp& e);
   RunResult external_end();

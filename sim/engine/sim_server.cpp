@@ -174,9 +174,10 @@ template <bool H>
 void Simulation::Impl::send_to_replicas(std::uint32_t cr, std::span<const NodeId> targets, std::size_t data_targets) {
   // Replica work is owned by the token's shard. It arrives on the coordinator's shard when local,
   // and on the sender's shard number when remote (rpc_on_sender_shard); a different arrival shard
-  // hands it over (a cross-shard hop). Without a connection model it goes straight to the owner.
+  // hands it over (a cross-shard hop). Without a connection model (or the connections' shards of
+  // operations from outside, Simulation::external_begin) it goes straight to the owner.
   const NodeId node = crs_[cr].node;
-  const bool hops = conns_per_host_ != 0 && shards_ > 1;
+  const bool hops = (conns_per_host_ != 0 || external_shards_) && shards_ > 1;
   // The first `data_targets` targets of a read get data requests, the others digests.
   std::size_t data = crs_[cr].kind == OpKind::Read ? data_targets : 0;
   for (const NodeId r : targets) {

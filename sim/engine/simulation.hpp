@@ -71,6 +71,10 @@ struct ExternalOp {
   bool routed = true;  // false: no routing key (the shard is drawn)
   Token token = 0;
   NodeId coordinator = 0;
+  // The coordinator's shard: the connection's (ScyllaDB: the shard that accepted it), or -1 for
+  // the token's shard (an ideally shard-aware connection). Used with external_begin's
+  // connection_shards only.
+  std::int32_t shard = -1;
   std::uint64_t tag = 0;  // the caller's, handed back with the end
 };
 struct ExternalEnd {
@@ -100,7 +104,10 @@ class Simulation {
   // ends, from inside external_advance. external_end closes the window and returns the result.
   // Not with run(). The hooked request path is taken (the operations' ends are a hook point).
   using ExternalDone = std::function<void(const ExternalEnd&)>;
-  void external_begin(ExternalDone done);
+  // connection_shards: each operation's coordinator runs on ExternalOp::shard, and its replica work
+  // on another shard of the same node hands over with a cross-shard hop, as through a connection
+  // model (without it every operation runs on its token's shard).
+  void external_begin(ExternalDone done, bool connection_shards = false);
   SimTime external_now() const;
   // The time of the next pending event, or the largest SimTime when none is pending.
   SimTime external_next() const;

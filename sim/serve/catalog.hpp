@@ -73,6 +73,9 @@ class Catalog {
   // Whether node n is in the ring now (system.peers lists it): a node that joins later becomes one
   // when it is NORMAL, a leaving one stops being one when it has left.
   bool member(NodeId n) const { return member_[n]; }
+  // ScyllaDB's shard-aware port that SUPPORTED announces (0: none).
+  std::uint16_t shard_aware_port() const { return shard_aware_port_; }
+  void set_shard_aware_port(std::uint16_t p) { shard_aware_port_ = p; }
   void set_member(NodeId n, bool m) { member_[n] = m; }
 
   // A data table of the keyspace (or null).
@@ -102,6 +105,7 @@ class Catalog {
   std::string keyspace_, release_;
   std::vector<std::array<std::uint8_t, 16>> host_ids_;
   std::vector<bool> member_;
+  std::uint16_t shard_aware_port_ = 0;
   std::map<std::string, Table> tables_;         // the keyspace's tables, by name
   std::map<std::string, Table> system_tables_;  // "ks.name"
 };

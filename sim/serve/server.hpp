@@ -24,6 +24,9 @@ struct ServeOptions {
   double time_scale = 1;       // simulated seconds per wall second
   std::string address = "127.0.0.1";  // node k listens on address + k - 1
   std::uint16_t port = 9042;
+  // ScyllaDB releases with several shards: the shard-aware port, where a connection's shard is its
+  // source port modulo the shards (0: none).
+  std::uint16_t shard_aware_port = 19042;
   bool allow_remote = false;   // bind addresses outside 127.0.0.0/8
   std::uint32_t max_frame = 1u << 20;        // body bytes
   std::uint32_t max_connections = 1024;      // per node

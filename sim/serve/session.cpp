@@ -138,6 +138,8 @@ Outcome Session::handle(const Header& h, const Bytes& body) {
           m.push_back({"SCYLLA_SHARD", {std::to_string(shard_)}});
           m.push_back({"SCYLLA_SHARDING_ALGORITHM", {"biased-token-round-robin"}});
           m.push_back({"SCYLLA_SHARDING_IGNORE_MSB", {std::to_string(sc_.nodes.msb_ignore)}});
+          if (catalog_.shard_aware_port() != 0)
+            m.push_back({"SCYLLA_SHARD_AWARE_PORT", {std::to_string(catalog_.shard_aware_port())}});
         }
         w.string_multimap(m);
         out.frames.push_back(frame(h.stream, kSupported, w.out()));
