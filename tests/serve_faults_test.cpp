@@ -7,6 +7,8 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <filesystem>
+#include <unistd.h>
 #include <limits>
 #include <string>
 #include <vector>
@@ -50,8 +52,21 @@ struct Request {
 // other nodes' STATUS_CHANGE UP a second after the return). `command` runs the driver's timeline
 // client (a read every 2 ms for 9 s) against ADDRESS and PORT; `any_replica`: the driver spreads a
 // key over its replicas (Node.js shuffles them), else it sends it to the first (Python).
+// The last line of a client's output that is a JSON object (the clients print one at the end).
+std::string last_json_line(const std::string& out) {
+  std::size_t end = out.size();
+  while (end > 0) {
+    const std::size_t begin = out.rfind('\n', end - 1);
+    const std::size_t from = begin == std::string::npos ? 0 : begin + 1;
+    if (from < out.size() && out[from] == '{') return out.substr(from, end - from);
+    if (begin == std::string::npos) break;
+    end = begin;
+  }
+  return "";
+}
+
 void kill_and_return(const std::string& name, const std::string& command, const std::string& address, int port,
-                     bool any_replica) {
+                     bool any_replica, double back_within_s = 4, bool reports_changes = true) {
   const Scenario sc =
       load_scenario(kServeFile, {R"(faults.events=[{"at_s": 3, "node": "n2", "kind": "kill", "duration_s": 3}])"});
   serve::ServeOptions opt;
@@ -60,9 +75,9 @@ void kill_and_return(const std::string& name, const std::string& command, const 
   testing::ServeThread server(sc, "python", opt);
   const std::string out = capture(fmt::format(fmt::runtime(command), opt.address, opt.port));
   const auto& report = server.stop();
-  const auto brace = out.find("{\"requests\"");
-  ASSERT_NE(brace, std::string::npos) << "the " << name << " client failed:\n" << out;
-  const json client = json::parse(out.substr(brace));
+  const std::string line = last_json_line(out);
+  ASSERT_FALSE(line.empty()) << "the " << name << " client failed:\n" << out;
+  const json client = json::parse(line);
   const double origin = report["serve"]["started_steady_ns"].get<double>();
   const std::uint32_t base = *cql::parse_ipv4(opt.address);
   const TokenRing& ring = sc.placement();
@@ -122,13 +137,17 @@ void kill_and_return(const std::string& name, const std::string& command, const 
   EXPECT_EQ(during, 0) << "the driver sent to the killed node";
   EXPECT_GT(elsewhere, 100);
   EXPECT_LT(first_elsewhere - 3, 0.1) << "the driver should leave a node whose sockets closed at once";
-  EXPECT_GT(after, 0) << "the driver never took n2 back";
-  EXPECT_LT(back - 6, 4) << "the driver took n2 back only after its attempt at 10 s";
+  if (back_within_s > 0) {  // < 0: the driver is not expected back within the run
+    EXPECT_GT(after, 0) << "the driver never took n2 back";
+    EXPECT_LT(back - 6, back_within_s) << "the driver took n2 back too late";
+  }
   // The requests in flight on n2's connections at the kill may fail; nothing else does.
   EXPECT_LE(failed, 5);
   EXPECT_GT(report["serve"]["connections"]["closed_by_faults"].get<int>(), 0);
-  EXPECT_GE(down_at, 3) << "the driver's own listener never saw n2 go down";
-  EXPECT_LT(down_at, 3.1);
+  if (reports_changes) {
+    EXPECT_GE(down_at, 3) << "the driver's own listener never saw n2 go down";
+    EXPECT_LT(down_at, 3.1);
+  }
 }
 
 TEST(ServePythonDriverFaults, AKilledNodeIsLeftAtOnceAndTakenBackAfterItReturns) {
@@ -136,6 +155,27 @@ TEST(ServePythonDriverFaults, AKilledNodeIsLeftAtOnceAndTakenBackAfterItReturns)
     GTEST_SKIP() << "Debian's python3-cassandra is missing: scripts/deps.sh test installs it";
   kill_and_return("Python", "/usr/bin/python3 '" + std::string(LBSIM_SOURCE_DIR) + "/tests/serve/python_timeline.py' {} {} 9 2 11 2>&1",
                   "127.0.9.1", 19642, false);
+}
+
+// gocql 1.3.2: no public host listener, so no down time. It takes n2 back only 11 s after the
+// other nodes' STATUS_CHANGE UP at 7 s, beyond this run: its event debounce (1 s), then
+// cassVersion.nodeUpDelay (host_source.go), 10 s unless Major >= 2 && Minor >= 2, which
+// release_version 4.1.0 fails (measured in a longer run: back at 18.06 s; docs/fidelity.md).
+TEST(ServeGocqlDriverFaults, AKilledNodeIsLeftAtOnceAndTakenBackAfterItReturns) {
+  const std::string gocql = "/usr/share/gocode/src/github.com/gocql/gocql/session.go";
+  if (testing_files::shell("command -v go > /dev/null 2>&1") != 0 || !std::filesystem::exists(gocql))
+    GTEST_SKIP() << "golang-go or golang-github-gocql-gocql-dev is missing: scripts/deps.sh test installs them";
+  const std::filesystem::path work =
+      std::filesystem::temp_directory_path() / ("lbsim-gocql-timeline-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(work);
+  const std::string bin = (work / "gocql_timeline").string();
+  const std::string build = capture(fmt::format(
+      "cd '{}' && GOPATH=/usr/share/gocode GO111MODULE=off GOCACHE='{}/cache' GOFLAGS= GOPROXY=off go build -o '{}' "
+      "'{}/tests/serve/gocql_timeline.go' 2>&1 && echo built",
+      work.string(), work.string(), bin, LBSIM_SOURCE_DIR));
+  ASSERT_NE(build.find("built"), std::string::npos) << "go build failed:\n" << build;
+  kill_and_return("gocql", "'" + bin + "' {} {} 9 2 11 2>&1", "127.0.14.1", 19682, false, -1, false);
+  std::filesystem::remove_all(work);
 }
 
 TEST(ServeNodeJsDriverFaults, AKilledNodeIsLeftAtOnceAndTakenBackAfterItReturns) {
