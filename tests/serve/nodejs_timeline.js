@@ -5,9 +5,12 @@
 // started_steady_ns), its key, the host that answered ("" on failure) and the error's name; and
 // the driver's own host up/down events with their times.
 //
-//   node nodejs_timeline.js DRIVER_DIR ADDRESS PORT SECONDS PERIOD_MS SEED
+//   node nodejs_timeline.js DRIVER_DIR ADDRESS PORT SECONDS PERIOD_MS SEED [HEARTBEAT_MS READ_TIMEOUT_MS]
+//
+// HEARTBEAT_MS sets pooling.heartBeatInterval and READ_TIMEOUT_MS socketOptions.readTimeout (the
+// defaults: 30,000 and 12,000).
 'use strict';
-const [driverDir, address, port, seconds, periodMs, seed] = process.argv.slice(2);
+const [driverDir, address, port, seconds, periodMs, seed, heartbeatMs, readTimeoutMs] = process.argv.slice(2);
 const cassandra = require(driverDir);
 
 let state = (Number(seed) >>> 0) || 1;
@@ -25,6 +28,8 @@ async function main() {
     localDataCenter: 'dc1',
     protocolOptions: { port: Number(port), maxVersion: 4 },
     queryOptions: { consistency: cassandra.types.consistencies.localOne, prepare: true },
+    ...(heartbeatMs ? { pooling: { heartBeatInterval: Number(heartbeatMs) } } : {}),
+    ...(readTimeoutMs ? { socketOptions: { readTimeout: Number(readTimeoutMs) } } : {}),
   });
   const changes = [];
   client.on('hostUp', (h) => changes.push([now(), h.address.split(':')[0], 'up']));
