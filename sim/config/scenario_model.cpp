@@ -11,6 +11,15 @@
 
 #include "sim/config/scenario_parts.hpp"
 
+namespace lbsim {
+// The parsers and keys of the mechanisms whose specs live in their folders (sim/mech/specs.inc).
+#define LBSIM_MECHANISM_SPEC(name)                                            \
+  void parse_##name##_spec(const jsonin::Object& cluster, NodeModelSpec& s); \
+  const std::vector<std::string>& name##_spec_keys();
+#include "sim/mech/specs.inc"
+#undef LBSIM_MECHANISM_SPEC
+}  // namespace lbsim
+
 namespace lbsim::scenario_detail {
 
 using jsonin::Object;
@@ -120,32 +129,6 @@ static SpecRetrySpec parse_speculative_retry(const Json& j, const std::string& p
   return s;
 }
 
-// cluster.dynamic_snitch (Cassandra releases only; sim/mech/snitch/snitch.cpp): true / false, or an
-// object overriding the release's cassandra.yaml defaults (ServerRules::snitch_*); absent: on.
-static void parse_dynamic_snitch(const Object& o, NodeModelSpec& s) {
-  const ServerRules rules = server_rules(s.server);
-  ReadBalancingSpec& b = s.balancing;
-  b.dynamic_snitch = rules.dynamic_snitch;
-  b.snitch_update = rules.snitch_update;
-  b.snitch_reset = rules.snitch_reset;
-  b.snitch_badness = rules.snitch_badness;
-  const Json* j = o.find("dynamic_snitch");
-  if (j == nullptr) return;
-  const std::string path = o.path_of("dynamic_snitch");
-  if (!rules.dynamic_snitch)
-    jsonin::fail(path, fmt::format("is a Cassandra option; cluster.server '{}' has no dynamic snitch (valid with: "
-                                   "cassandra-3.11, cassandra-4.1, cassandra-5.0)",
-                                   rules.name));
-  if (!j->is_object()) {
-    b.dynamic_snitch = jsonin::as_bool(*j, path);
-    return;
-  }
-  Object so(*j, path, {"update_interval_ms", "reset_interval_ms", "badness_threshold"});
-  b.snitch_update = from_ms(so.number("update_interval_ms", 1, 3.6e6, to_ms(b.snitch_update)));
-  b.snitch_reset = from_ms(so.number("reset_interval_ms", 0, 8.64e7, to_ms(b.snitch_reset)));
-  b.snitch_badness = so.number("badness_threshold", 0, 1000, b.snitch_badness);
-}
-
 // cluster.cache_hit_rate_read_balancing (ScyllaDB releases with cluster.cache; sim/mech/hwlb/hwlb.cpp):
 // true / false, or an object {"max_hit_rate": cap} (on, with the cap of another release: 0.999
 // before scylla-4.6). Absent: on when the release is scylla-* and the cache is on. Without a cache
@@ -175,9 +158,17 @@ static void parse_heat_weighted(const Object& o, NodeModelSpec& s) {
 }
 
 const std::vector<std::string>& node_model_keys() {
-  static const std::vector<std::string> keys{"shards",      "discipline", "service", "speed", "cross_shard",
-                                             "server", "max_concurrent_requests_per_shard", "speculative_retry",
-                                             "dynamic_snitch", "cache_hit_rate_read_balancing", "cache", "disk"};
+  static const std::vector<std::string> keys = [] {
+    std::vector<std::string> k{"shards", "discipline", "service", "speed", "cross_shard", "server",
+                               "max_concurrent_requests_per_shard", "speculative_retry"};
+    // The keys of the mechanisms whose parsers live in their folders (sim/mech/specs.inc).
+#define LBSIM_MECHANISM_SPEC(name) \
+  for (const std::string& key : name##_spec_keys()) k.push_back(key);
+#include "sim/mech/specs.inc"
+#undef LBSIM_MECHANISM_SPEC
+    for (const char* key : {"cache_hit_rate_read_balancing", "cache", "disk"}) k.emplace_back(key);
+    return k;
+  }();
   return keys;
 }
 
@@ -240,7 +231,10 @@ NodeModelSpec parse_node_model(const Json& cluster, const std::string& path, con
         static_cast<std::uint32_t>(o.integer("max_concurrent_requests_per_shard", 1, 1'000'000'000, 1));
   }
   if (const Json* sr = o.find("speculative_retry")) s.speculative_retry = parse_speculative_retry(*sr, o.path_of("speculative_retry"));
-  parse_dynamic_snitch(o, s);
+  // The mechanisms whose parsers live in their folders (sim/mech/specs.inc), in the list's order.
+#define LBSIM_MECHANISM_SPEC(name) parse_##name##_spec(o, s);
+#include "sim/mech/specs.inc"
+#undef LBSIM_MECHANISM_SPEC
   parse_cache_disk(cluster, path, s);
   parse_heat_weighted(o, s);  // after the cache: its default follows cluster.cache
   s.speed.assign(topo.size(), 1.0);

@@ -8,6 +8,10 @@
 
 namespace lbsim {
 
+#define LBSIM_MECHANISM_SPEC(name) void name##_warmup(const Scenario& sc, SimTime end, std::vector<std::string>& out);
+#include "sim/mech/specs.inc"
+#undef LBSIM_MECHANISM_SPEC
+
 std::optional<SimTime> scheduled_end(const WorkloadSpec& w) {
   if (w.duration > 0 && w.warmup_ops == 0) return w.warmup + w.duration;
   return std::nullopt;
@@ -40,13 +44,11 @@ std::vector<std::string> warmup_warnings(const Scenario& sc, SimTime end) {
             sr.option, s(warm), rules.name, s(end)));
     }
   }
+  // The mechanisms whose checks live in their folders (sim/mech/specs.inc), in the list's order.
+#define LBSIM_MECHANISM_SPEC(name) name##_warmup(sc, end, out);
+#include "sim/mech/specs.inc"
+#undef LBSIM_MECHANISM_SPEC
   const ReadBalancingSpec& b = sc.nodes.balancing;
-  if (b.dynamic_snitch && end < b.snitch_update)
-    out.push_back(fmt::format(
-        "cluster.dynamic_snitch warms up at {}: its first scores come at the first update "
-        "(dynamic_snitch_update_interval, cluster.dynamic_snitch.update_interval_ms), before which replicas keep "
-        "the proximity order; the run ends at {}",
-        s(b.snitch_update), s(end)));
   if (b.heat_weighted && end < 10 * kSec)
     out.push_back(fmt::format(
         "cluster.cache_hit_rate_read_balancing warms up at 10 s: the row cache's hit and miss meters (1-minute "

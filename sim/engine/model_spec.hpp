@@ -11,6 +11,7 @@
 #include "sim/cluster/tablets.hpp"
 #include "sim/cluster/topology.hpp"
 #include "sim/core/time.hpp"
+#include "sim/engine/mech_specs.hpp"
 #include "sim/workload/distribution.hpp"
 
 namespace lbsim {
@@ -145,17 +146,6 @@ struct ServerRules {
   // at read_request_timeout / 2 (ColumnFamilyStore constructor) and keeps its value while the
   // histogram is empty. Unspecified: ScyllaDB's.
   SpecThreshold spec_threshold = SpecThreshold::ScyllaLazy;
-  // Cassandra's DynamicEndpointSnitch (sim/mech/snitch/snitch.cpp; cluster.dynamic_snitch): on by
-  // default in every Cassandra release (Config.java dynamic_snitch = true), with the defaults of the
-  // release's conf/cassandra.yaml. 3.11: dynamic_snitch_update_interval_in_ms 100,
-  // dynamic_snitch_reset_interval_in_ms 600000, dynamic_snitch_badness_threshold 0.1 (datastax/
-  // cass-config-definitions 9898218, cassandra-yaml-cassandra-3.11.6.edn; 4.0.0 has the same three).
-  // 4.1 and 5.0 renamed them dynamic_snitch_update_interval: 100ms and dynamic_snitch_reset_interval:
-  // 600000ms; their badness threshold 1.0 is trunk's conf/cassandra.yaml (apache/cassandra
-  // 002190748b), assumed for 4.1 and 5.0: not checked at those tags (configs/README.md).
-  bool dynamic_snitch = false;
-  SimTime snitch_update = 0, snitch_reset = 0;
-  double snitch_badness = 0;
   // ScyllaDB's heat-weighted load balancing (sim/mech/hwlb/hwlb.cpp): hit rates are capped at
   // 0.95 in db/consistency_level.cc filter_for_query since scylladb/scylladb commit b6b4df9a47
   // (2021-06-16, the fix of #8815), first in scylla-4.6.0 (git tag --contains); 0.999 before. Every
@@ -177,10 +167,7 @@ constexpr ServerRules server_rules(ServerRelease r) {
     s.replica_clock = ReplicaClock::Sent;  // conf/cassandra.yaml 4.1, 5.0: internode_timeout: true
     s.read_abort = true;                   // ReadCommandVerbHandler, since 3.10
     s.spec_threshold = SpecThreshold::CassandraPeriodic;  // CassandraDaemon SPECULATION_THRESHOLD_UPDATER
-    s.dynamic_snitch = true;
-    s.snitch_update = 100 * kMs;
-    s.snitch_reset = 600000 * kMs;
-    s.snitch_badness = r == ServerRelease::Cassandra311 ? 0.1 : 1.0;
+    // The dynamic snitch's defaults per release: sim/mech/snitch/snitch_config.cpp.
   }
   switch (r) {
     case ServerRelease::Unspecified: break;
@@ -292,15 +279,10 @@ struct DiskSpec {
 };
 
 // ScyllaDB's heat-weighted load balancing for reads at CL > 1 (cluster.cache_hit_rate_read_balancing,
-// scylla.yaml cache_hit_rate_read_balancing, default true; sim/cluster/heat_load_balance.hpp) and
-// Cassandra's dynamic snitch (cluster.dynamic_snitch, cassandra.yaml dynamic_snitch*).
+// scylla.yaml cache_hit_rate_read_balancing, default true; sim/cluster/heat_load_balance.hpp).
+// (Cassandra's dynamic snitch has its spec in its folder: sim/mech/snitch/snitch_spec.hpp.)
 struct ReadBalancingSpec {
   bool heat_weighted = false;  // resolved: true when the release is ScyllaDB and a cache is set, unless turned off
-  bool dynamic_snitch = false; // resolved: true for Cassandra releases unless turned off
-  // Resolved from the release's defaults (ServerRules) and the object form's overrides.
-  SimTime snitch_update = 100 * kMs;      // dynamic_snitch_update_interval(_in_ms)
-  SimTime snitch_reset = 600000 * kMs;    // dynamic_snitch_reset_interval(_in_ms); 0: never
-  double snitch_badness = 0.1;            // dynamic_snitch_badness_threshold (per release)
   double max_hit_rate = 0.95;             // HWLB's cap (ServerRules::hwlb_max_hit_rate, or the override)
 };
 
@@ -335,6 +317,8 @@ struct NodeModelSpec {
   CacheSpec cache;     // cluster.cache
   DiskSpec disk;       // cluster.disk
   ReadBalancingSpec balancing;
+  // The specs of the mechanisms that keep theirs in their folders (sim/mech/specs.inc).
+  MechSpecs mech;
 };
 
 struct NetworkSpec {

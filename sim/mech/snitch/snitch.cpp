@@ -72,7 +72,7 @@ double weighted_median(std::vector<Sample> s) {
 }  // namespace
 
 std::unique_ptr<Mechanism> make_snitch(Snitch::Core& core, std::uint16_t id) {
-  if (!core.sc_.nodes.balancing.dynamic_snitch) return nullptr;
+  if (!core.sc_.nodes.mech.get<SnitchSpec>(MechSpecs::k_snitch)) return nullptr;
   return std::make_unique<Snitch>(core, id);
 }
 
@@ -93,10 +93,12 @@ Snitch::Snitch(Core& core, std::uint16_t id) : core_(core), id_(id), rng_(core.r
   }
 }
 
+const SnitchSpec& Snitch::spec() const { return *core_.sc_.nodes.mech.get<SnitchSpec>(MechSpecs::k_snitch); }
+
 void Snitch::start() {
-  const ReadBalancingSpec& b = core_.sc_.nodes.balancing;
-  core_.push_mech(b.snitch_update, id_, kUpdate, 0);
-  if (b.snitch_reset > 0) core_.push_mech(b.snitch_reset, id_, kReset, 0);
+  const SnitchSpec& b = spec();
+  core_.push_mech(b.update, id_, kUpdate, 0);
+  if (b.reset > 0) core_.push_mech(b.reset, id_, kReset, 0);
 }
 
 void Snitch::sent(std::uint32_t job) { job_sent_[job] = core_.now_; }
@@ -153,7 +155,7 @@ void Snitch::record(NodeId coordinator, NodeId replica, std::int64_t latency_ms,
 
 void Snitch::on_event(std::uint16_t which, std::uint32_t) {
   drain();
-  const ReadBalancingSpec& b = core_.sc_.nodes.balancing;
+  const SnitchSpec& b = spec();
   if (which == kUpdate) {
     for (auto& hosts : hosts_) {
       if (hosts.empty()) continue;
@@ -168,14 +170,14 @@ void Snitch::on_event(std::uint16_t which, std::uint32_t) {
         if (h.scored) h.score /= max_latency;
       }
     }
-    if (!core_.finished_all_) core_.push_mech(core_.now_ + b.snitch_update, id_, kUpdate, 0);
+    if (!core_.finished_all_) core_.push_mech(core_.now_ + b.update, id_, kUpdate, 0);
   } else {
     for (auto& hosts : hosts_)
       for (auto& [id, h] : hosts) {
         h.samples.clear();
         h.count = 0;
       }
-    if (!core_.finished_all_) core_.push_mech(core_.now_ + b.snitch_reset, id_, kReset, 0);
+    if (!core_.finished_all_) core_.push_mech(core_.now_ + b.reset, id_, kReset, 0);
   }
 }
 
@@ -193,7 +195,7 @@ std::size_t Snitch::targets(const ClNeed& need, NodeId node, std::span<const Nod
       const auto it = hosts.find(ids[i]);
       score[i] = it != hosts.end() && it->second.scored ? it->second.score : 0.0;
     }
-    const double badness = core_.sc_.nodes.balancing.snitch_badness;
+    const double badness = spec().badness;
     bool by_score = badness == 0;
     if (!by_score) {
       std::copy_n(score.begin(), n, sorted.begin());

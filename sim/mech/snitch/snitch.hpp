@@ -17,6 +17,7 @@
 #include "sim/engine/mechanism.hpp"
 #include "sim/engine/slab.hpp"
 #include "sim/engine/simulation.hpp"
+#include "sim/mech/snitch/snitch_spec.hpp"
 
 namespace lbsim {
 
@@ -27,6 +28,7 @@ class Snitch final : public Mechanism {
   Snitch(Core& core, std::uint16_t id);
 
   void start() override;
+  const SnitchSpec& spec() const;  // its spec (snitch_spec.hpp), present whenever it is made
   void on_event(std::uint16_t sub, std::uint32_t arg) override;
   const char* event_name(std::uint16_t sub) const override { return sub == kUpdate ? "snitch.update" : "snitch.reset"; }
   void streams(std::vector<std::pair<std::string, const Rng*>>& out) const override {
