@@ -259,7 +259,7 @@ TEST(ServeNodeJsDriverFaults, ASilentNodeIsDetectedByTheWriteIdleHeartbeat) {
   opt.address = "127.0.15.1";
   opt.port = 19702;
   testing::ServeThread server(sc, "nodejs", opt);
-  const std::string out = capture(fmt::format("node '{}/tests/serve/nodejs_timeline.js' '{}' {} {} 7 2 13 1000 1000 2>&1",
+  const std::string out = capture(fmt::format("node '{}/tests/serve/nodejs_timeline.js' '{}' {} {} 8 2 13 1000 1000 2>&1",
                                               LBSIM_SOURCE_DIR, env.driver, opt.address, opt.port));
   const auto& report = server.stop();
   const std::string line = last_json_line(out);
@@ -282,8 +282,10 @@ TEST(ServeNodeJsDriverFaults, ASilentNodeIsDetectedByTheWriteIdleHeartbeat) {
   std::printf("Node.js, silent n2 from 3 s: the driver marked it down at %.3f s; lbsim's model %s\n", down_at,
               model_down < 0 ? "never did" : fmt::format("at {:.3f} s", model_down).c_str());
   ::testing::Test::RecordProperty("driver_down_s", fmt::format("{:.3f}", down_at));
-  EXPECT_GE(down_at, 4.9);
-  EXPECT_LE(down_at, 5.6);
+  // The last write to n2 comes a little after 3 s, later on a loaded machine (its timers and event
+  // loop drift): measured 5.05 to 5.30 s alone.
+  EXPECT_GE(down_at, 4.9) << "the driver marked n2 down before its heartbeat could have fired";
+  EXPECT_LE(down_at, 6.8) << "the driver did not mark n2 down within 3.8 s of the fault";
 }
 
 // Topology changes: n6 joins (add_node at 1 s, 1 s of streaming: NORMAL at 2 s) and n2 leaves

@@ -129,34 +129,6 @@ static SpecRetrySpec parse_speculative_retry(const Json& j, const std::string& p
   return s;
 }
 
-// cluster.cache_hit_rate_read_balancing (ScyllaDB releases with cluster.cache; sim/mech/hwlb/hwlb.cpp):
-// true / false, or an object {"max_hit_rate": cap} (on, with the cap of another release: 0.999
-// before scylla-4.6). Absent: on when the release is scylla-* and the cache is on. Without a cache
-// there are no hit rates to balance: asking for it is an error. Must follow the cache's parsing.
-static void parse_heat_weighted(const Object& o, NodeModelSpec& s) {
-  const ServerRules rules = server_rules(s.server);
-  ReadBalancingSpec& b = s.balancing;
-  b.max_hit_rate = rules.hwlb_max_hit_rate;
-  b.heat_weighted = rules.scylla && s.cache.enabled;
-  const Json* j = o.find("cache_hit_rate_read_balancing");
-  if (j == nullptr) return;
-  const std::string path = o.path_of("cache_hit_rate_read_balancing");
-  if (!rules.scylla)
-    jsonin::fail(path, fmt::format("is a ScyllaDB option; cluster.server '{}' has none (valid with: scylla-2024.1, "
-                                   "scylla-2025.1, scylla-2025.2, scylla-2026.1)",
-                                   rules.name));
-  bool on = true;
-  if (j->is_object()) {
-    Object ho(*j, path, {"max_hit_rate"});
-    b.max_hit_rate = ho.number("max_hit_rate", 0.5, 0.9999, b.max_hit_rate);
-  } else {
-    on = jsonin::as_bool(*j, path);
-  }
-  if (on && !s.cache.enabled)
-    jsonin::fail(path, "needs /cluster/cache: heat-weighted load balancing balances cache hit rates");
-  b.heat_weighted = on;
-}
-
 const std::vector<std::string>& node_model_keys() {
   static const std::vector<std::string> keys = [] {
     std::vector<std::string> k{"shards", "discipline", "service", "speed", "cross_shard", "server",
@@ -166,7 +138,7 @@ const std::vector<std::string>& node_model_keys() {
   for (const std::string& key : name##_spec_keys()) k.push_back(key);
 #include "sim/mech/specs.inc"
 #undef LBSIM_MECHANISM_SPEC
-    for (const char* key : {"cache_hit_rate_read_balancing", "cache", "disk"}) k.emplace_back(key);
+    for (const char* key : {"cache", "disk"}) k.emplace_back(key);
     return k;
   }();
   return keys;
@@ -231,12 +203,12 @@ NodeModelSpec parse_node_model(const Json& cluster, const std::string& path, con
         static_cast<std::uint32_t>(o.integer("max_concurrent_requests_per_shard", 1, 1'000'000'000, 1));
   }
   if (const Json* sr = o.find("speculative_retry")) s.speculative_retry = parse_speculative_retry(*sr, o.path_of("speculative_retry"));
-  // The mechanisms whose parsers live in their folders (sim/mech/specs.inc), in the list's order.
+  parse_cache_disk(cluster, path, s);
+  // The mechanisms whose parsers live in their folders (sim/mech/specs.inc), in the list's order,
+  // after the cache (HWLB's default follows it).
 #define LBSIM_MECHANISM_SPEC(name) parse_##name##_spec(o, s);
 #include "sim/mech/specs.inc"
 #undef LBSIM_MECHANISM_SPEC
-  parse_cache_disk(cluster, path, s);
-  parse_heat_weighted(o, s);  // after the cache: its default follows cluster.cache
   s.speed.assign(topo.size(), 1.0);
   if (const Json* sp = o.find("speed")) {
     const std::string spp = o.path_of("speed");

@@ -48,12 +48,6 @@ std::vector<std::string> warmup_warnings(const Scenario& sc, SimTime end) {
 #define LBSIM_MECHANISM_SPEC(name) name##_warmup(sc, end, out);
 #include "sim/mech/specs.inc"
 #undef LBSIM_MECHANISM_SPEC
-  const ReadBalancingSpec& b = sc.nodes.balancing;
-  if (b.heat_weighted && end < 10 * kSec)
-    out.push_back(fmt::format(
-        "cluster.cache_hit_rate_read_balancing warms up at 10 s: the row cache's hit and miss meters (1-minute "
-        "moving averages) first tick at 10 s and read 0 before it, so no hit rate is known; the run ends at {}",
-        s(end)));
   return out;
 }
 

@@ -146,11 +146,8 @@ struct ServerRules {
   // at read_request_timeout / 2 (ColumnFamilyStore constructor) and keeps its value while the
   // histogram is empty. Unspecified: ScyllaDB's.
   SpecThreshold spec_threshold = SpecThreshold::ScyllaLazy;
-  // ScyllaDB's heat-weighted load balancing (sim/mech/hwlb/hwlb.cpp): hit rates are capped at
-  // 0.95 in db/consistency_level.cc filter_for_query since scylladb/scylladb commit b6b4df9a47
-  // (2021-06-16, the fix of #8815), first in scylla-4.6.0 (git tag --contains); 0.999 before. Every
-  // scylla-* row here is later; cluster.cache_hit_rate_read_balancing.max_hit_rate models older ones.
-  double hwlb_max_hit_rate = 0.95;
+  // (The dynamic snitch's and heat-weighted load balancing's defaults per release are in their
+  // folders: sim/mech/snitch/snitch_config.cpp, sim/mech/hwlb/hwlb_config.cpp.)
 };
 
 // The rules of `r`, one row per release.
@@ -167,7 +164,6 @@ constexpr ServerRules server_rules(ServerRelease r) {
     s.replica_clock = ReplicaClock::Sent;  // conf/cassandra.yaml 4.1, 5.0: internode_timeout: true
     s.read_abort = true;                   // ReadCommandVerbHandler, since 3.10
     s.spec_threshold = SpecThreshold::CassandraPeriodic;  // CassandraDaemon SPECULATION_THRESHOLD_UPDATER
-    // The dynamic snitch's defaults per release: sim/mech/snitch/snitch_config.cpp.
   }
   switch (r) {
     case ServerRelease::Unspecified: break;
@@ -278,14 +274,6 @@ struct DiskSpec {
   Dist latency = Dist::constant(0);
 };
 
-// ScyllaDB's heat-weighted load balancing for reads at CL > 1 (cluster.cache_hit_rate_read_balancing,
-// scylla.yaml cache_hit_rate_read_balancing, default true; sim/cluster/heat_load_balance.hpp).
-// (Cassandra's dynamic snitch has its spec in its folder: sim/mech/snitch/snitch_spec.hpp.)
-struct ReadBalancingSpec {
-  bool heat_weighted = false;  // resolved: true when the release is ScyllaDB and a cache is set, unless turned off
-  double max_hit_rate = 0.95;             // HWLB's cap (ServerRules::hwlb_max_hit_rate, or the override)
-};
-
 struct NodeModelSpec {
   std::uint32_t shards = 4;
   Discipline discipline = Discipline::PerShard;
@@ -316,7 +304,6 @@ struct NodeModelSpec {
   SpecRetrySpec speculative_retry;
   CacheSpec cache;     // cluster.cache
   DiskSpec disk;       // cluster.disk
-  ReadBalancingSpec balancing;
   // The specs of the mechanisms that keep theirs in their folders (sim/mech/specs.inc).
   MechSpecs mech;
 };

@@ -43,7 +43,7 @@ const double kMeterAlpha = 1 - std::exp(-10.0 / 60.0);  // moving_average(1 min,
 }  // namespace
 
 std::unique_ptr<Mechanism> make_hwlb(Hwlb::Core& core, std::uint16_t id) {
-  if (!core.sc_.nodes.balancing.heat_weighted) return nullptr;
+  if (!core.sc_.nodes.mech.get<HwlbSpec>(MechSpecs::k_hwlb)) return nullptr;
   return std::make_unique<Hwlb>(core, id);
 }
 
@@ -133,7 +133,7 @@ void Hwlb::response(NodeId coordinator, NodeId replica, SimTime at) {
 
 double Hwlb::peer_rate(NodeId coordinator, NodeId peer) {
   const SimTime now_ = core_.now_;
-  const double cap = core_.sc_.nodes.balancing.max_hit_rate;
+  const double cap = core_.sc_.nodes.mech.get<HwlbSpec>(MechSpecs::k_hwlb)->max_hit_rate;
   if (coordinator == peer) return std::min(nodes_[peer].rate, cap);  // get_my_hit_rate: always fresh
   Peer& p = peers_[coordinator][peer];
   if (!p.known) {  // gossip, once: the published rate, or -1 (no CACHE_HITRATES yet)

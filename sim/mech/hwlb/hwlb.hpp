@@ -16,6 +16,7 @@
 #include "sim/cluster/heat_load_balance.hpp"
 #include "sim/core/rng.hpp"
 #include "sim/engine/mechanism.hpp"
+#include "sim/mech/hwlb/hwlb_spec.hpp"
 #include "sim/engine/simulation.hpp"
 
 namespace lbsim {
