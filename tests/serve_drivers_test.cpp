@@ -43,17 +43,6 @@ using nlohmann::json;
 const std::string kServeScenario = std::string(LBSIM_SOURCE_DIR) + "/configs/serve.json";
 constexpr int kRequests = 20000;
 
-std::string run_capture(const std::string& cmd) {
-  std::string out;
-  FILE* p = ::popen(cmd.c_str(), "r");
-  if (p == nullptr) return out;
-  char buf[65536];
-  std::size_t n = 0;
-  while ((n = std::fread(buf, 1, sizeof buf, p)) > 0) out.append(buf, n);
-  ::pclose(p);
-  return out;
-}
-
 // The chi-square statistic of homogeneity of two count vectors (a 2 x k table).
 double chi_square_two_samples(const std::vector<double>& a, const std::vector<double>& b) {
   double na = 0, nb = 0;
@@ -116,14 +105,13 @@ void check_driver(const json& client, const nlohmann::ordered_json& report, cons
 }
 
 TEST(ServePythonDriver, DiscoversTheClusterRoutesToReplicasAndMatchesTheModelsShares) {
-  if (testing_files::shell("/usr/bin/python3 -c 'import cassandra.cluster' 2>/dev/null") != 0)
-    GTEST_SKIP() << "Debian's python3-cassandra is missing: scripts/deps.sh test installs it";
+  if (const std::string why = testing::python_driver_missing(); !why.empty()) GTEST_SKIP() << why;
   const Scenario sc = load_scenario(kServeScenario);
   serve::ServeOptions opt;
   opt.address = "127.0.3.1";
   opt.port = 19142;
   testing::ServeThread server(sc, "python", opt);
-  const std::string out = run_capture(fmt::format("/usr/bin/python3 '{}/tests/serve/python_client.py' {} {} {} 7 2>&1",
+  const std::string out = testing::capture(fmt::format("/usr/bin/python3 '{}/tests/serve/python_client.py' {} {} {} 7 2>&1",
                                                   LBSIM_SOURCE_DIR, opt.address, opt.port, kRequests));
   const nlohmann::ordered_json& report = server.stop();
   const auto brace = out.find("{\"hosts\"");
@@ -140,7 +128,7 @@ TEST(ServeNodeJsDriver, DiscoversTheClusterRoutesToReplicasAndMatchesTheModelsSh
   opt.address = "127.0.4.1";
   opt.port = 19242;
   testing::ServeThread server(sc, "nodejs", opt);
-  const std::string out = run_capture(fmt::format("node '{}/tests/serve/nodejs_client.js' '{}' {} {} {} 7 1 2>&1", LBSIM_SOURCE_DIR,
+  const std::string out = testing::capture(fmt::format("node '{}/tests/serve/nodejs_client.js' '{}' {} {} {} 7 1 2>&1", LBSIM_SOURCE_DIR,
                                                   env.driver, opt.address, opt.port, kRequests));
   const nlohmann::ordered_json& report = server.stop();
   const auto brace = out.find("{\"hosts\"");
@@ -155,26 +143,17 @@ TEST(ServeNodeJsDriver, DiscoversTheClusterRoutesToReplicasAndMatchesTheModelsSh
 // replica by the server's placement; gocql's unshuffled plan starts with the key's first replica,
 // which its own map always lists, bug or not).
 TEST(ServeGocqlDriver, DiscoversTheClusterRoutesToReplicasAndMatchesTheModelsShares) {
-  const std::string gocql = "/usr/share/gocode/src/github.com/gocql/gocql/session.go";
-  if (testing_files::shell("command -v go > /dev/null 2>&1") != 0 || !std::filesystem::exists(gocql))
-    GTEST_SKIP() << "golang-go or golang-github-gocql-gocql-dev is missing: scripts/deps.sh test installs them";
-  const std::filesystem::path work = std::filesystem::temp_directory_path() / ("lbsim-gocql-" + std::to_string(::getpid()));
-  std::filesystem::create_directories(work);
-  const std::string bin = (work / "gocql_client").string();
-  // GOPATH mode, offline: Debian's Go packages are the GOPATH; the build cache is the test's.
-  const std::string build = run_capture(fmt::format(
-      "cd '{}' && GOPATH=/usr/share/gocode GO111MODULE=off GOCACHE='{}/cache' GOFLAGS= GOPROXY=off go build -o '{}' "
-      "'{}/tests/serve/gocql_client.go' 2>&1 && echo built",
-      work.string(), work.string(), bin, LBSIM_SOURCE_DIR));
-  ASSERT_NE(build.find("built"), std::string::npos) << "go build failed:\n" << build;
+  const testing::GoClient go("gocql_client");
+  if (!go.missing.empty()) GTEST_SKIP() << go.missing;
+  ASSERT_TRUE(go.error.empty()) << go.error;
+  const std::string& bin = go.binary;
   const Scenario sc = load_scenario(kServeScenario);
   serve::ServeOptions opt;
   opt.address = "127.0.8.1";
   opt.port = 19542;
   testing::ServeThread server(sc, "go", opt);
-  const std::string out = run_capture(fmt::format("'{}' {} {} {} 7 64 2>&1", bin, opt.address, opt.port, kRequests));
+  const std::string out = testing::capture(fmt::format("'{}' {} {} {} 7 64 2>&1", bin, opt.address, opt.port, kRequests));
   const nlohmann::ordered_json& report = server.stop();
-  std::filesystem::remove_all(work);
   const auto brace = out.find("{\"failures\"");
   ASSERT_NE(brace, std::string::npos) << "the gocql client failed:\n" << out;
   json client = json::parse(out.substr(brace));

@@ -29,17 +29,6 @@ namespace {
 using nlohmann::json;
 const std::string kServeFile = std::string(LBSIM_SOURCE_DIR) + "/configs/serve.json";
 
-std::string capture(const std::string& cmd) {
-  std::string out;
-  FILE* p = ::popen(cmd.c_str(), "r");
-  if (p == nullptr) return out;
-  char buf[65536];
-  std::size_t n = 0;
-  while ((n = std::fread(buf, 1, sizeof buf, p)) > 0) out.append(buf, n);
-  ::pclose(p);
-  return out;
-}
-
 struct Request {
   double sent_s, done_s;  // since the simulation's start
   bool affected;          // the driver may send the key to n2 (its first replica, or any replica)
@@ -73,7 +62,7 @@ void kill_and_return(const std::string& name, const std::string& command, const 
   opt.address = address;
   opt.port = static_cast<std::uint16_t>(port);
   testing::ServeThread server(sc, "python", opt);
-  const std::string out = capture(fmt::format(fmt::runtime(command), opt.address, opt.port));
+  const std::string out = testing::capture(fmt::format(fmt::runtime(command), opt.address, opt.port));
   const auto& report = server.stop();
   const std::string line = last_json_line(out);
   ASSERT_FALSE(line.empty()) << "the " << name << " client failed:\n" << out;
@@ -151,8 +140,7 @@ void kill_and_return(const std::string& name, const std::string& command, const 
 }
 
 TEST(ServePythonDriverFaults, AKilledNodeIsLeftAtOnceAndTakenBackAfterItReturns) {
-  if (testing_files::shell("/usr/bin/python3 -c 'import cassandra.cluster' 2>/dev/null") != 0)
-    GTEST_SKIP() << "Debian's python3-cassandra is missing: scripts/deps.sh test installs it";
+  if (const std::string why = testing::python_driver_missing(); !why.empty()) GTEST_SKIP() << why;
   kill_and_return("Python", "/usr/bin/python3 '" + std::string(LBSIM_SOURCE_DIR) + "/tests/serve/python_timeline.py' {} {} 9 2 11 2>&1",
                   "127.0.9.1", 19642, false);
 }
@@ -162,20 +150,11 @@ TEST(ServePythonDriverFaults, AKilledNodeIsLeftAtOnceAndTakenBackAfterItReturns)
 // cassVersion.nodeUpDelay (host_source.go), 10 s unless Major >= 2 && Minor >= 2, which
 // release_version 4.1.0 fails (measured in a longer run: back at 18.06 s; docs/fidelity.md).
 TEST(ServeGocqlDriverFaults, AKilledNodeIsLeftAtOnceAndTakenBackAfterItReturns) {
-  const std::string gocql = "/usr/share/gocode/src/github.com/gocql/gocql/session.go";
-  if (testing_files::shell("command -v go > /dev/null 2>&1") != 0 || !std::filesystem::exists(gocql))
-    GTEST_SKIP() << "golang-go or golang-github-gocql-gocql-dev is missing: scripts/deps.sh test installs them";
-  const std::filesystem::path work =
-      std::filesystem::temp_directory_path() / ("lbsim-gocql-timeline-" + std::to_string(::getpid()));
-  std::filesystem::create_directories(work);
-  const std::string bin = (work / "gocql_timeline").string();
-  const std::string build = capture(fmt::format(
-      "cd '{}' && GOPATH=/usr/share/gocode GO111MODULE=off GOCACHE='{}/cache' GOFLAGS= GOPROXY=off go build -o '{}' "
-      "'{}/tests/serve/gocql_timeline.go' 2>&1 && echo built",
-      work.string(), work.string(), bin, LBSIM_SOURCE_DIR));
-  ASSERT_NE(build.find("built"), std::string::npos) << "go build failed:\n" << build;
+  const testing::GoClient go("gocql_timeline");
+  if (!go.missing.empty()) GTEST_SKIP() << go.missing;
+  ASSERT_TRUE(go.error.empty()) << go.error;
+  const std::string bin = go.binary;
   kill_and_return("gocql", "'" + bin + "' {} {} 9 2 11 2>&1", "127.0.14.1", 19682, false, -1, false);
-  std::filesystem::remove_all(work);
 }
 
 TEST(ServeNodeJsDriverFaults, AKilledNodeIsLeftAtOnceAndTakenBackAfterItReturns) {
@@ -196,15 +175,14 @@ TEST(ServeNodeJsDriverFaults, AKilledNodeIsLeftAtOnceAndTakenBackAfterItReturns)
 // from its connect, so the two can differ by up to I; the test requires the driver inside the
 // model's window (with 10 % of the window's width either side) and reports both (docs/fidelity.md).
 TEST(ServePythonDriverFaults, ASilentNodeIsDetectedByTheHeartbeatWhereTheModelSays) {
-  if (testing_files::shell("/usr/bin/python3 -c 'import cassandra.cluster' 2>/dev/null") != 0)
-    GTEST_SKIP() << "Debian's python3-cassandra is missing: scripts/deps.sh test installs it";
+  if (const std::string why = testing::python_driver_missing(); !why.empty()) GTEST_SKIP() << why;
   const std::string fault = R"(faults.events=[{"at_s": 3, "node": "n2", "kind": "down", "duration_s": 5}])";
   const Scenario sc = load_scenario(kServeFile, {fault});
   serve::ServeOptions opt;
   opt.address = "127.0.10.1";
   opt.port = 19742;
   testing::ServeThread server(sc, "python", opt);
-  const std::string out = capture(fmt::format("/usr/bin/python3 '{}/tests/serve/python_timeline.py' {} {} 7 2 13 1 2>&1",
+  const std::string out = testing::capture(fmt::format("/usr/bin/python3 '{}/tests/serve/python_timeline.py' {} {} 7 2 13 1 2>&1",
                                               LBSIM_SOURCE_DIR, opt.address, opt.port));
   const auto& report = server.stop();
   const auto brace = out.find("{\"requests\"");
@@ -259,7 +237,7 @@ TEST(ServeNodeJsDriverFaults, ASilentNodeIsDetectedByTheWriteIdleHeartbeat) {
   opt.address = "127.0.15.1";
   opt.port = 19702;
   testing::ServeThread server(sc, "nodejs", opt);
-  const std::string out = capture(fmt::format("node '{}/tests/serve/nodejs_timeline.js' '{}' {} {} 8 2 13 1000 1000 2>&1",
+  const std::string out = testing::capture(fmt::format("node '{}/tests/serve/nodejs_timeline.js' '{}' {} {} 8 2 13 1000 1000 2>&1",
                                               LBSIM_SOURCE_DIR, env.driver, opt.address, opt.port));
   const auto& report = server.stop();
   const std::string line = last_json_line(out);
@@ -294,8 +272,7 @@ TEST(ServeNodeJsDriverFaults, ASilentNodeIsDetectedByTheWriteIdleHeartbeat) {
 // later and REMOVED_NODE for n2 at 6 s, and their system.peers follows. The Python driver (its
 // refresh windows at 0.1 s) adds n6 and routes its keys to it from then on, and drops n2.
 TEST(ServePythonDriverFaults, ANodeThatJoinsIsUsedOnceAnnouncedAndOneThatLeftIsDropped) {
-  if (testing_files::shell("/usr/bin/python3 -c 'import cassandra.cluster' 2>/dev/null") != 0)
-    GTEST_SKIP() << "Debian's python3-cassandra is missing: scripts/deps.sh test installs it";
+  if (const std::string why = testing::python_driver_missing(); !why.empty()) GTEST_SKIP() << why;
   const Scenario sc = load_scenario(
       kServeFile, {"cluster.server=scylla-2025.1",
                    R"(changes={"events": [{"at_s": 1, "action": "add_node", "nodes": [{"dc": "dc1", "rack": "r3"}]},
@@ -304,7 +281,7 @@ TEST(ServePythonDriverFaults, ANodeThatJoinsIsUsedOnceAnnouncedAndOneThatLeftIsD
   opt.address = "127.0.12.1";
   opt.port = 19942;
   testing::ServeThread server(sc, "python", opt);
-  const std::string out = capture(fmt::format(
+  const std::string out = testing::capture(fmt::format(
       "/usr/bin/python3 '{}/tests/serve/python_timeline.py' {} {} 8 2 5 0 0.1 2>&1", LBSIM_SOURCE_DIR, opt.address, opt.port));
   const auto& report = server.stop();
   const auto brace = out.find("{\"requests\"");
@@ -356,8 +333,7 @@ TEST(ServePythonDriverFaults, ANodeThatJoinsIsUsedOnceAnnouncedAndOneThatLeftIsD
 // model with that rule obeys the same identity on the same scenario. How many are shed is not
 // compared: it depends on the client's arrival pattern (docs/fidelity.md).
 TEST(ServePythonDriverFaults, OverloadedAnswersAreRetriedOnTheNextHostAsTheModelsRuleSays) {
-  if (testing_files::shell("/usr/bin/python3 -c 'import cassandra.cluster' 2>/dev/null") != 0)
-    GTEST_SKIP() << "Debian's python3-cassandra is missing: scripts/deps.sh test installs it";
+  if (const std::string why = testing::python_driver_missing(); !why.empty()) GTEST_SKIP() << why;
   const std::vector<std::string> overload{"cluster.server=scylla-2025.1", "cluster.max_concurrent_requests_per_shard=2",
                                           "cluster.service.read.mean_us=1000", "cluster.service.read.p99_us=4000",
                                           "cluster.service.write.mean_us=1000", "cluster.service.write.p99_us=4000"};
@@ -367,7 +343,7 @@ TEST(ServePythonDriverFaults, OverloadedAnswersAreRetriedOnTheNextHostAsTheModel
   opt.port = 19842;
   testing::ServeThread server(sc, "python", opt);
   constexpr int kN = 3000;
-  const std::string out = capture(fmt::format("/usr/bin/python3 '{}/tests/serve/python_client.py' {} {} {} 3 2>&1",
+  const std::string out = testing::capture(fmt::format("/usr/bin/python3 '{}/tests/serve/python_client.py' {} {} {} 3 2>&1",
                                               LBSIM_SOURCE_DIR, opt.address, opt.port, kN));
   const auto& report = server.stop();
   const auto brace = out.find("{\"hosts\"");

@@ -101,6 +101,7 @@ TEST(CqlWire, HeadersAndNotationsRoundTripAndTruncationIsAProtocolError) {
   w.long_string(std::string(70000, 'x'));
   w.i64(-5);
   w.inet(*parse_ipv4("127.0.0.5"), 9042);
+  w.string_multimap({{"COMPRESSION", {}}, {"CQL_VERSION", {"3.4.5", "3.0.0"}}});
   Reader r(w.out());
   EXPECT_EQ(r.string(), "héllo");
   EXPECT_EQ(r.long_string().size(), 70000u);
@@ -108,6 +109,10 @@ TEST(CqlWire, HeadersAndNotationsRoundTripAndTruncationIsAProtocolError) {
   EXPECT_EQ(r.byte(), 4);
   EXPECT_EQ(r.i32(), 0x7f000005);
   EXPECT_EQ(r.i32(), 9042);
+  const auto supported = r.string_multimap();
+  ASSERT_EQ(supported.size(), 2u);
+  EXPECT_TRUE(supported.at("COMPRESSION").empty());
+  EXPECT_EQ(supported.at("CQL_VERSION"), (std::vector<std::string>{"3.4.5", "3.0.0"}));
   EXPECT_EQ(r.left(), 0u);
   EXPECT_THROW(r.byte(), ProtocolError);
   Writer bad;
@@ -175,11 +180,7 @@ TEST(CqlSession, RefusesOtherVersionsWithTheErrorDriversStepDownOn) {
   const Response s = split(f.ask(kOptions, {}).frames.at(0));
   EXPECT_EQ(s.h.opcode, kSupported);
   Reader rd(s.body);
-  std::map<std::string, std::vector<std::string>> m;
-  for (std::uint16_t n = rd.u16(), i = 0; i < n; ++i) {
-    const std::string k = rd.string();
-    m[k] = rd.string_list();
-  }
+  auto m = rd.string_multimap();
   EXPECT_TRUE(m.at("COMPRESSION").empty());
   EXPECT_EQ(m.at("CQL_VERSION"), std::vector<std::string>{"3.4.5"});
   EXPECT_EQ(m.count("SCYLLA_NR_SHARDS"), 0u);
@@ -202,11 +203,7 @@ TEST(CqlSession, ScyllaReleasesAdvertiseTheirShardingInSupported) {
   Session s(catalog, node, 2, sc, counts, 1);
   const Response sup = split(s.handle(request_header(kOptions), {}).frames.at(0));
   Reader rd(sup.body);
-  std::map<std::string, std::vector<std::string>> m;
-  for (std::uint16_t n = rd.u16(), i = 0; i < n; ++i) {
-    const std::string k = rd.string();
-    m[k] = rd.string_list();
-  }
+  auto m = rd.string_multimap();
   EXPECT_EQ(m.at("SCYLLA_NR_SHARDS"), std::vector<std::string>{"2"});
   EXPECT_EQ(m.at("SCYLLA_SHARD"), std::vector<std::string>{"1"});
   EXPECT_EQ(m.at("SCYLLA_SHARDING_ALGORITHM"), std::vector<std::string>{"biased-token-round-robin"});
@@ -648,11 +645,7 @@ std::uint64_t hops_of_reads(bool matching) {
   send_frame(fd, kOptions, {});
   const Response sup = recv_frame(fd);
   Reader rd(sup.body);
-  std::map<std::string, std::vector<std::string>> m;
-  for (std::uint16_t n = rd.u16(), i = 0; i < n; ++i) {
-    const std::string k = rd.string();
-    m[k] = rd.string_list();
-  }
+  auto m = rd.string_multimap();
   EXPECT_EQ(m["SCYLLA_SHARD"], std::vector<std::string>{"1"}) << "source port " << source;
   EXPECT_EQ(m["SCYLLA_SHARD_AWARE_PORT"], std::vector<std::string>{"19463"});
   send_frame(fd, kStartup, startup_body());

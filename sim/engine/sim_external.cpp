@@ -66,13 +66,7 @@ void Simulation::Impl::external_submit(const ExternalOp& e) {
   op.cl = e.cl;
   op.routed = e.routed;
   ++in_flight_;
-  OpExtra& x = op_extra_[id];
-  x.arena.reset();
-  x.rnd.shared_draws = 0;
-  x.rnd.thread_local_draws = 0;
-  op_loader_[id] = 0;
-  ++loaders_[0]->in_flight;
-  x.rnd.rebind(*loaders_[0]->plan_rng);
+  OpExtra& x = begin_op_extra(id, 0, *loaders_[0]);
   op.plan = x.arena.make<OneHostPlan>(e.coordinator);
   op_tag_[id] = e.tag;
   if (external_shards_) op_shard_[id] = e.shard < static_cast<std::int32_t>(shards_) ? e.shard : -1;

@@ -443,6 +443,19 @@ struct Simulation::Impl {
   // Open-loop arrivals of loader l travel as kArrival with id l.
   std::uint32_t op_loader(std::uint32_t op) const { return op_loader_[op]; }
   Loader& loader_of(std::uint32_t op) const { return *loaders_[op_loader_[op]]; }
+  // A new operation of loader `loader` (L) in slot id: its plan arena and draw counts start over,
+  // the slot names its loader, the loader counts it in flight and its draws take the loader's plan
+  // stream (start_op; external_submit).
+  OpExtra& begin_op_extra(std::uint32_t id, std::uint32_t loader, Loader& L) {
+    OpExtra& x = op_extra_[id];
+    x.arena.reset();
+    x.rnd.shared_draws = 0;
+    x.rnd.thread_local_draws = 0;
+    op_loader_[id] = static_cast<std::uint8_t>(loader);
+    ++L.in_flight;
+    x.rnd.rebind(*L.plan_rng);
+    return x;
+  }
   policy::Policy& policy_of(std::uint32_t op) const { return *loader_of(op).policy; }
   const ClientSpec& client_of(std::uint32_t op) const { return *loader_of(op).spec; }
   void init_loaders();

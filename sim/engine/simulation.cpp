@@ -205,13 +205,7 @@ void Simulation::Impl::start_op(std::uint32_t thread, std::uint32_t loader) {
   op.routed = d.routed;
   ++in_flight_;
 
-  OpExtra& x = op_extra_[id];
-  x.arena.reset();
-  x.rnd.shared_draws = 0;
-  x.rnd.thread_local_draws = 0;
-  op_loader_[id] = static_cast<std::uint8_t>(loader);
-  ++L.in_flight;
-  x.rnd.rebind(*L.plan_rng);  // the loader's plan stream
+  OpExtra& x = begin_op_extra(id, loader, L);
   op.plan = L.policy->new_plan(request_of<H>(op), x.rnd, x.arena);
   if (H && !hooks_.op_started.empty()) [[unlikely]] hooks_.op_started.fire(id);
   if (!send_attempt<H>(id, true)) finish_op<H>(id, false, ErrorKind::NoHostAvailable);

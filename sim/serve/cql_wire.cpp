@@ -184,6 +184,15 @@ std::vector<std::pair<std::string, std::string>> Reader::string_map() {
   }
   return out;
 }
+std::map<std::string, std::vector<std::string>> Reader::string_multimap() {
+  const std::uint16_t n = u16();
+  std::map<std::string, std::vector<std::string>> out;
+  for (std::uint16_t i = 0; i < n; ++i) {
+    std::string k = string();
+    out[std::move(k)] = string_list();
+  }
+  return out;
+}
 void Reader::skip(std::size_t n) {
   need(n);
   p_ += n;

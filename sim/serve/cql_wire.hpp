@@ -94,6 +94,7 @@ class Reader {
   Bytes short_bytes();  // [short bytes]
   std::vector<std::string> string_list();
   std::vector<std::pair<std::string, std::string>> string_map();
+  std::map<std::string, std::vector<std::string>> string_multimap();  // SUPPORTED's body
   void skip(std::size_t n);
 
  private:

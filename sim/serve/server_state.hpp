@@ -59,7 +59,7 @@ enum class NodeState : std::uint8_t { Up, Down, Killed };
 struct Server;
 
 struct Conn : std::enable_shared_from_this<Conn> {
-  Conn(Server& s, tcp::socket so, NodeId n, std::uint32_t shard);
+  Conn(Server& s, tcp::socket so, NodeId n, std::uint32_t conn_shard);
   Server& srv;
   tcp::socket sock;
   NodeId node;
@@ -503,8 +503,8 @@ struct Server {
   }
 };
 
-inline Conn::Conn(Server& s, tcp::socket so, NodeId n, std::uint32_t shard)
-    : srv(s), sock(std::move(so)), node(n), shard(shard),
-      session(s.catalog, s.nodes[n], n, s.sc, s.counts, shard) {}
+inline Conn::Conn(Server& s, tcp::socket so, NodeId n, std::uint32_t conn_shard)
+    : srv(s), sock(std::move(so)), node(n), shard(conn_shard),
+      session(s.catalog, s.nodes[n], n, s.sc, s.counts, conn_shard) {}
 
 }  // namespace lbsim::serve::detail

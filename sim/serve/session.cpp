@@ -65,6 +65,30 @@ Session::Session(Catalog& catalog, NodeState& node, NodeId self, const Scenario&
     : catalog_(catalog), node_(node), self_(self), sc_(sc), counts_(counts), shard_(shard),
       rf_(RfTable::of(sc.topology(), sc.cluster.replication)) {}
 
+// Unprepared (0x2500) with the id, on which every driver prepares again (Python
+// PreparedQueryNotFound, gocql RequestErrUnprepared, Node.js serverErrorUnprepared).
+Bytes Session::unprepared(std::int16_t stream, const Bytes& id) {
+  const std::string message = "Prepared query with ID " + to_hex(id) + " not found";
+  counts_.count_error("unprepared", message);
+  Writer w;
+  w.i32(kUnprepared);
+  w.string(message);
+  w.short_bytes(id);
+  return frame(stream, kError, w.out());
+}
+
+// Already_exists (0x2400) with its keyspace and table ("" for a keyspace), spec section 9.
+Bytes Session::already_exists(std::int16_t stream, const std::string& message, const std::string& ks,
+                              const std::string& table) {
+  counts_.count_error("already_exists", message);
+  Writer w;
+  w.i32(kAlreadyExists);
+  w.string(message);
+  w.string(ks);
+  w.string(table);
+  return frame(stream, kError, w.out());
+}
+
 Bytes Session::error(std::int16_t stream, std::int32_t code, const std::string& message) {
   counts_.count_error(error_code_name(code), message);
   return frame(stream, kError, error_body(code, message));
@@ -243,12 +267,7 @@ Outcome Session::handle(const Header& h, const Bytes& body) {
         const Params p = read_params(r);
         const auto it = node_.prepared.find(id);
         if (it == node_.prepared.end()) {
-          counts_.count_error("unprepared", "Prepared query with ID " + to_hex(id) + " not found");
-          Writer w;
-          w.i32(kUnprepared);
-          w.string("Prepared query with ID " + to_hex(id) + " not found");
-          w.short_bytes(id);
-          out.frames.push_back(frame(h.stream, kError, w.out()));
+          out.frames.push_back(unprepared(h.stream, id));
           return out;
         }
         // The client skips the metadata (Skip_metadata): it has the PREPARE reply's.
@@ -277,12 +296,7 @@ Outcome Session::handle(const Header& h, const Bytes& body) {
             const Bytes id = r.short_bytes();
             const auto it = node_.prepared.find(id);
             if (it == node_.prepared.end()) {
-              counts_.count_error("unprepared", "Prepared query with ID " + to_hex(id) + " not found");
-              Writer w;
-              w.i32(kUnprepared);
-              w.string("Prepared query with ID " + to_hex(id) + " not found");
-              w.short_bytes(id);
-              out.frames.push_back(frame(h.stream, kError, w.out()));
+              out.frames.push_back(unprepared(h.stream, id));
               return out;
             }
             st = it->second.st;
@@ -364,12 +378,7 @@ Outcome Session::run(std::int16_t stream, const Statement& st, const std::string
     case Statement::CreateKeyspace: {
       catalog_.create_keyspace(st);  // throws CqlError when it cannot be honoured
       if (!st.if_not_exists) {
-        counts_.count_error("already_exists", "Keyspace " + st.table + " already exists");
-        w.i32(kAlreadyExists);
-        w.string("Keyspace " + st.table + " already exists");
-        w.string(st.table);
-        w.string("");
-        out.frames.push_back(frame(stream, kError, w.out()));
+        out.frames.push_back(already_exists(stream, "Keyspace " + st.table + " already exists", st.table, ""));
         return out;
       }
       w.i32(kVoid);
@@ -391,13 +400,7 @@ Outcome Session::run(std::int16_t stream, const Statement& st, const std::string
         }
       } catch (const CqlError& e) {
         if (e.code != kAlreadyExists) throw;
-        counts_.count_error("already_exists", e.message);
-        Writer ew;
-        ew.i32(kAlreadyExists);
-        ew.string(e.message);
-        ew.string(tks);
-        ew.string(st.table);
-        out.frames.push_back(frame(stream, kError, ew.out()));
+        out.frames.push_back(already_exists(stream, e.message, tks, st.table));
         return out;
       }
       out.frames.push_back(frame(stream, kResult, w.out()));

@@ -89,6 +89,8 @@ class Session {
   Outcome run(std::int16_t stream, const Statement& st, const std::string& ks, const Params& p, bool skip_metadata,
               const std::vector<std::pair<std::string, Type>>* prepared_result);
   Bytes error(std::int16_t stream, std::int32_t code, const std::string& message);
+  Bytes unprepared(std::int16_t stream, const Bytes& id);
+  Bytes already_exists(std::int16_t stream, const std::string& message, const std::string& ks, const std::string& table);
 
   Catalog& catalog_;
   NodeState& node_;
