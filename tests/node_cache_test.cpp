@@ -23,6 +23,7 @@
 #include "sim/analysis/key_weights.hpp"
 #include "sim/analysis/load_model.hpp"
 #include "sim/analysis/node_cache.hpp"
+#include "sim/mech/cache/cache_spec.hpp"
 #include "sim/analysis/scenario_model.hpp"
 #include "sim/cache/lru.hpp"
 #include "sim/cluster/coordination.hpp"
@@ -369,13 +370,14 @@ TEST(NodeChe, AnalyzeReportsTheCacheOnlyWhenOneIsSet) {
   EXPECT_EQ(scenario_model_json(sc, plain).dump().find("\"cache\""), std::string::npos);
   EXPECT_EQ(scenario_model_text(sc, plain).find("cache"), std::string::npos);
   const double w = 100000.0 * 1000;
-  sc.nodes.cache.enabled = true;
-  sc.nodes.cache.capacity_bytes = 0.5 * 3 * w / 6;
-  sc.nodes.cache.partition_size = Dist::constant(1000);
-  sc.nodes.cache.sstables_per_read = 2;
-  sc.nodes.cache.hit = sc.nodes.cache.miss = sc.nodes.read;
-  sc.nodes.disk.enabled = true;
-  sc.nodes.disk.read_iops = 10000;
+  CacheSpec cache;
+  cache.capacity_bytes = 0.5 * 3 * w / 6;
+  cache.partition_size = Dist::constant(1000);
+  cache.sstables_per_read = 2;
+  cache.hit = cache.miss = sc.nodes.read;
+  cache.disk.enabled = true;
+  cache.disk.read_iops = 10000;
+  sc.mech.set(MechSpecs::k_cache, cache);
   const ScenarioModel m = analyze_scenario(sc);
   ASSERT_EQ(m.policies.size(), 3u);
   for (const auto& p : m.policies) {
@@ -404,7 +406,8 @@ TEST(NodeChe, AnalyzeReportsTheCacheOnlyWhenOneIsSet) {
   EXPECT_DOUBLE_EQ(j["policies"][0]["cache"]["nodes"][2]["misses_per_s"].get<double>(),
                    m.policies[0].cache->nodes[2].misses_per_op * 100000);
   EXPECT_NE(scenario_model_text(sc, m).find("cache (per-node Che, exact)"), std::string::npos);
-  sc.nodes.cache.miss = Dist::constant(2 * sc.nodes.read.mean_ns);
+  cache.miss = Dist::constant(2 * sc.nodes.read.mean_ns);
+  sc.mech.set(MechSpecs::k_cache, cache);
   const ScenarioModel costly = analyze_scenario(sc);
   EXPECT_LT(costly.policies[0].cache->cpu_saturation_ops_s, 0.97 * m.policies[0].cache->cpu_saturation_ops_s);
   EXPECT_NEAR(costly.policies[1].cache->cpu_saturation_ops_s, m.policies[1].cache->cpu_saturation_ops_s, 1.0);  // no misses

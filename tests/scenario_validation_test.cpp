@@ -6,6 +6,7 @@
 #include <fstream>
 #include <functional>
 
+#include "sim/mech/spec_retry/spec_retry_spec.hpp"
 #include "sim_test_util.hpp"
 
 namespace lbsim {
@@ -344,14 +345,16 @@ TEST(ScenarioValidation, SetPathsAreGivenOnce) {
 
 // Issue 44: the numbers of speculative_retry are the servers' "[0-9.]+" (std::stod read "0x10ms"
 // as 16 ms and " 10ms" as 10 ms).
+SpecRetrySpec spec_retry_of(const Scenario& sc) { return *sc.mech.get<SpecRetrySpec>(MechSpecs::k_spec_retry); }
+
 TEST(ScenarioValidation, SpeculativeRetryNumbersAreDecimal) {
   Json d = testing::cluster_doc();
   d["cluster"]["speculative_retry"] = "12.5ms";
-  EXPECT_EQ(testing::build(d).nodes.speculative_retry.fixed, from_ms(12.5));
+  EXPECT_EQ(spec_retry_of(testing::build(d)).fixed, from_ms(12.5));
   d["cluster"]["speculative_retry"] = ".5ms";
-  EXPECT_EQ(testing::build(d).nodes.speculative_retry.fixed, from_ms(0.5));
+  EXPECT_EQ(spec_retry_of(testing::build(d)).fixed, from_ms(0.5));
   d["cluster"]["speculative_retry"] = "99.0PERCENTILE";
-  EXPECT_DOUBLE_EQ(testing::build(d).nodes.speculative_retry.percentile, 99.0);
+  EXPECT_DOUBLE_EQ(spec_retry_of(testing::build(d)).percentile, 99.0);
   for (const char* bad : {"0x10ms", "1e1ms", " 10ms", "+99p", "9.9.9p", ".ms", "infms", "nanp", "10 ms"}) {
     d["cluster"]["speculative_retry"] = bad;
     EXPECT_THROW(testing::build(d), ConfigError) << bad;

@@ -410,7 +410,9 @@ TEST(CqlSession, PreparedStatementsPerNodeAreBounded) {
     e.byte(0);
     const Outcome o = f.ask(kExecute, e.out());
     unprepared += o.data ? 0 : 1;
-    if (!o.data) EXPECT_EQ(error_code(o.frames.at(0)), kUnprepared);
+    if (!o.data) {
+      EXPECT_EQ(error_code(o.frames.at(0)), kUnprepared);
+    }
   }
   EXPECT_EQ(unprepared, 4200 - static_cast<int>(NodeState::kMaxPrepared));
 }

@@ -10,12 +10,13 @@
 
 #include "sim/cluster/tablets.hpp"
 #include "sim/engine/model_spec.hpp"
+#include "sim/mech/placement/placement_rules.hpp"
 #include "sim_test_util.hpp"
 
 namespace lbsim {
 namespace {
 
-TabletRules rules_of(ServerRelease r) { return tablet_rules(server_rules(r)); }
+TabletRules rules_of(ServerRelease r) { return tablet_rules(placement_rules(r)); }
 
 TEST(TabletResize, CountRuleByRelease) {
   const TabletOptions dflt;

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "sim/analysis/key_weights.hpp"
+#include "sim/mech/cache/cache_spec.hpp"
 #include "sim/workload/trace_reader.hpp"
 
 namespace lbsim {
@@ -100,10 +101,11 @@ ScenarioModel analyze_scenario(const Scenario& sc, const std::vector<std::string
                                     ring.size()));
   // cluster.cache (issue 37): per-node Che over the same routing (node_cache.hpp). Key
   // populations only: a trace's keys are tokens without popularity.
-  const CacheSpec& cache = sc.nodes.cache;
-  const bool cache_on = cache.enabled && !w.trace;
+  const CacheSpec* cache_spec = sc.mech.get<CacheSpec>(MechSpecs::k_cache);
+  const CacheSpec cache = cache_spec ? *cache_spec : CacheSpec{};
+  const bool cache_on = cache_spec && !w.trace;
   CacheModelInput cache_in;
-  if (cache.enabled && w.trace) out.notes.push_back("cache: a trace's hit rates are not modelled (no key popularity)");
+  if (cache_spec && w.trace) out.notes.push_back("cache: a trace's hit rates are not modelled (no key popularity)");
   if (cache_on) {
     cache_in.ring = &ring;
     cache_in.keys = w.keys;
@@ -120,7 +122,7 @@ ScenarioModel analyze_scenario(const Scenario& sc, const std::vector<std::string
     cache_in.down.assign(topo.size(), false);
     cache_in.ops_per_s = sc.client.rate;
     cache_in.sstables_per_read = cache.sstables_per_read;
-    const DiskSpec& disk = sc.nodes.disk;
+    const DiskSpec& disk = cache.disk;
     if (disk.read_iops > 0) cache_in.disk_read_s += 1.0 / disk.read_iops;
     if (disk.read_bandwidth > 0) cache_in.disk_read_s += cache_in.entry_bytes / disk.read_bandwidth;
     out.notes.push_back(fmt::format(
@@ -194,7 +196,7 @@ nlohmann::ordered_json cache_model_json(const Scenario& sc, const CacheModel& c)
   const double rate = sc.client.rate;
   nlohmann::ordered_json j;
   j["method"] = c.method;
-  j["capacity_bytes_per_node"] = sc.nodes.cache.capacity_bytes;
+  j["capacity_bytes_per_node"] = sc.mech.get<CacheSpec>(MechSpecs::k_cache)->capacity_bytes;
   j["hit_rate"] = c.hit_rate;
   j["misses_per_op"] = c.misses_per_op;
   j["miss_imbalance"] = c.miss_imbalance;

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "sim/core/json_reader.hpp"
+#include "sim/mech/placement/placement_rules.hpp"
 
 namespace lbsim {
 
@@ -14,11 +15,11 @@ using jsonin::Json;
 using jsonin::Object;
 
 BalancerOptions balancer_options(ServerRelease r) {
-  const ServerRules rules = server_rules(r);
+  const PlacementRules rules = placement_rules(r);
   BalancerOptions o;
-  o.goal = rules.tablet_goal;
-  o.candidates = rules.tablet_candidates;
-  o.intranode = rules.tablet_intranode;
+  o.goal = rules.goal;
+  o.candidates = rules.candidates;
+  o.intranode = rules.intranode;
   return o;
 }
 

@@ -11,6 +11,9 @@
 
 #include "policies/registry.hpp"
 #include "sim/config/import.hpp"
+#include "sim/config/mech_spec_input.hpp"
+#include "sim/mech/placement/placement_rules.hpp"
+#include "sim/mech/placement/placement_spec.hpp"
 #include "sim/config/scenario_parts.hpp"
 
 namespace lbsim {
@@ -129,14 +132,16 @@ void build_tablets(Scenario& sc) {
                                       "\"cluster.discipline\": \"per_shard\"");
   // The release's count rule (configs/README.md "Tablet count, split and merge by release").
   const ServerRules rules = server_rules(sc.nodes.server);
+  const PlacementRules prules = placement_rules(sc.nodes.server);
+  const PlacementSpec& ps = *sc.mech.get<PlacementSpec>(MechSpecs::k_placement);  // present with tablets
   const TabletOptions& opts = *sc.cluster.replication.tablets;
-  if (rules.tablet_count_rule == TabletCountRule::Initial && !opts.initial)
+  if (prules.count_rule == TabletCountRule::Initial && !opts.initial)
     jsonin::fail("/keyspace/tablets/initial",
                  fmt::format("required with cluster.server '{}': ScyllaDB 5.4, its base, counts a table's tablets "
                              "only from the keyspace's initial_tablets (releases that compute it: scylla-2025.1, "
                              "scylla-2025.2, scylla-2026.1)",
                              rules.name));
-  if (rules.tablet_count_rule != TabletCountRule::Target)
+  if (prules.count_rule != TabletCountRule::Target)
     for (const auto& [given, key] : {std::pair{opts.min_tablet_count.has_value(), "min_tablet_count"},
                                      std::pair{opts.min_per_shard_tablet_count.has_value(), "min_per_shard_tablet_count"}})
       if (given)
@@ -144,22 +149,22 @@ void build_tablets(Scenario& sc) {
                      fmt::format("is a table option of ScyllaDB 2025.2 and later (commit c5668d99c9); cluster.server "
                                  "'{}' has only 'initial' and 'scale_factor' (valid with: scylla-2025.2, scylla-2026.1)",
                                  rules.name));
-  if (sc.changes.legacy_tablet_size_mb >= 0) {
+  if (ps.legacy_tablet_size_mb >= 0) {
     // The old key sized a tablet of lbsim's own count rule: name the table it meant.
     auto num = [](double v) { return v == std::floor(v) ? fmt::format("{:.0f}", v) : fmt::format("{}", v); };
     const std::uint64_t own = initial_tablet_map(sc.topology(), sc.cluster.replication, sc.nodes.shards,
                                                  sc.changes.initial_nodes, Rng(sc.seed))
                                   .count();
-    jsonin::fail(sc.changes.legacy_tablet_size_path,
+    jsonin::fail(ps.legacy_tablet_size_path,
                  fmt::format("is refused: it gave a tablet's size under lbsim's own count rule ({} tablets here), not "
                              "under cluster.server's; give the table's data instead, which each release divides by "
                              "its own count: \"table_size_mb\": {} ({} x {})",
-                             own, num(sc.changes.legacy_tablet_size_mb * static_cast<double>(own)),
-                             num(sc.changes.legacy_tablet_size_mb), own));
+                             own, num(ps.legacy_tablet_size_mb * static_cast<double>(own)),
+                             num(ps.legacy_tablet_size_mb), own));
   }
-  sc.tablet_table_mb = sc.changes.table_size_mb;
+  sc.tablet_table_mb = ps.table_size_mb;
   auto map = std::make_shared<TabletMap>(initial_tablet_map(sc.topology(), sc.cluster.replication, sc.nodes.shards,
-                                                            sc.changes.initial_nodes, Rng(sc.seed), tablet_rules(rules),
+                                                            sc.changes.initial_nodes, Rng(sc.seed), tablet_rules(prules),
                                                             sc.tablet_table_mb));
   sc.tablets = std::make_shared<TokenRing>(TokenRing::from_tablets(sc.topology(), sc.cluster.replication, *map));
   // Fewer tablets than a DC's shards: a shard's load is that of the whole tablets it holds, and some
@@ -192,8 +197,8 @@ void build_tablets(Scenario& sc) {
   sc.tablet_map = std::move(map);
   // Streaming that costs nothing, said once (issue 44.10): no measurement gives the CPU per MB, so
   // the defaults are 0, and ScyllaDB's own default leaves a node's streaming unthrottled.
-  const ChangeSpec& ch = sc.changes;
-  if (!ch.events.empty() && ch.cpu_send_us_per_mb <= 0 && ch.cpu_receive_us_per_mb <= 0) {
+  const PlacementSpec& ch = ps;
+  if (sc.changes.any() && ch.cpu_send_us_per_mb <= 0 && ch.cpu_receive_us_per_mb <= 0) {
     const double per_node = ch.stream_mb_s * ch.max_out_per_shard * sc.nodes.shards;
     const std::string bound =
         ch.node_stream_mb_s > 0
@@ -221,8 +226,11 @@ Scenario scenario_from_json(Json doc, const std::string& file, const std::string
   Scenario sc;
   sc.file = file;
   sc.dir = dir;
-  Object o(doc, "", {"name", "description", "seed", "cluster", "keyspace", "network", "client", "clients", "workload",
-                     "timeouts", "retry", "speculative", "faults", "changes", "report", "policies", "reproduces"});
+  std::vector<std::string> top{"name", "description", "seed", "cluster", "keyspace", "network", "client", "clients",
+                               "workload", "timeouts", "retry", "faults", "changes", "report",
+                               "policies", "reproduces"};
+  for (std::string& k : mechanism_keys(MechSection::Top)) top.push_back(std::move(k));
+  Object o(doc, "", top);
   sc.name = o.str("name");
   // It names the results folder, which gets suffixes (".latest", ".2"): within a file name's 255 bytes.
   if (sc.name.empty() || sc.name.size() > kMaxNameChars)
@@ -266,7 +274,15 @@ Scenario scenario_from_json(Json doc, const std::string& file, const std::string
     jsonin::fail("/keyspace", fmt::format("at most {} replicas per range are modelled", kMaxReplicas));
 
   sc.nodes = parse_node_model(o.at("cluster"), "/cluster", topo, sc.cluster.sharding);
+  // The mechanisms' specs (sim/mech/specs.inc), section by section where each section is read;
+  // the cluster's keys were checked by parse_node_model.
+  std::vector<std::string> cluster_keys = cluster_topology_keys();
+  cluster_keys.insert(cluster_keys.end(), node_model_keys().begin(), node_model_keys().end());
+  const Object cluster(o.at("cluster"), "/cluster", cluster_keys);
+  const MechSpecInput mech_in{cluster, doc, sc.nodes, sc.cluster.replication};
+  parse_mechanism_specs(mech_in, MechSection::Cluster, sc.mech);
   sc.changes = parse_changes(changes, "/changes", topo, initial, sc.cluster.replication);
+  parse_mechanism_specs(mech_in, MechSection::Changes, sc.mech);
   if (sc.cluster.replication.tablets) build_tablets(sc);
   sc.network = parse_network(o.find("network"), "/network", topo);
   if (o.has("client") && o.has("clients"))
@@ -312,7 +328,8 @@ Scenario scenario_from_json(Json doc, const std::string& file, const std::string
   sc.workload = parse_workload(o.at("workload"), "/workload", dir);
   sc.timeouts = parse_timeouts(o.find("timeouts"), "/timeouts");
   sc.retry = parse_retry(o.find("retry"), "/retry");
-  sc.speculative = parse_speculative(o.find("speculative"), "/speculative");
+  parse_mechanism_specs(mech_in, MechSection::Top, sc.mech);
+  parse_mechanism_specs(mech_in, MechSection::Faults, sc.mech);
   sc.faults = parse_faults(o.find("faults"), "/faults", topo, sc.nodes, sc.changes);
   if (const Json* r = o.find("report")) {
     Object ro(*r, "/report", {"timeline_interval_s"});
@@ -330,13 +347,8 @@ Scenario scenario_from_json(Json doc, const std::string& file, const std::string
     jsonin::fail("/client/connections", "shard_aware and plain connections model ScyllaDB shards: they need "
                                         "\"cluster.discipline\": \"per_shard\" (valid here: none)");
   const WorkloadSpec& w = sc.workload;
-  if (sc.nodes.cache.enabled) {
-    // Not modelled (configs/README.md "cluster.cache"): the warm start enumerates the key
-    // population on the vnode ring at t = 0, which a tablet map or a trace does not give.
-    if (sc.tablet_map)
-      jsonin::fail("/cluster/cache", "is not modelled on a tablet keyspace (keyspace.tablets); use a vnode keyspace");
-    if (w.trace) jsonin::fail("/cluster/cache", "is not modelled with a trace (workload.trace); use workload.keys");
-  }
+  // The mechanisms' own checks against the rest of the scenario (sim/mech/specs.inc).
+  check_mechanism_specs(sc);
   if (w.trace) {
     // Before the client checks below, which would name "/client" in a file that has "clients".
     if (!sc.loaders.empty())
@@ -365,14 +377,6 @@ Scenario scenario_from_json(Json doc, const std::string& file, const std::string
     if (sc.tablet_map)
       jsonin::fail("/clients", "several loaders on a tablet keyspace are not modelled (each loader would need its own "
                                "tablet cache); use one \"client\"");
-    // Both keep per-client state that lbsim holds once (sim/mech/detect's connection clocks, the
-    // percentile tracker): with several loaders each process would need its own.
-    if (sc.faults.detection == DetectionMode::Driver)
-      jsonin::fail("/faults/driver_detection", "\"driver\" is not modelled with several loaders (each loader's driver "
-                                               "would need its own connection clocks); use \"fixed\" or one \"client\"");
-    if (sc.speculative.enabled && sc.speculative.kind == SpecKind::Percentile)
-      jsonin::fail("/speculative/kind", "\"percentile\" is not modelled with several loaders (each loader's driver "
-                                        "would need its own tracker); use \"constant\" or one \"client\"");
   }
   // The DC-local levels are checked from every loader's datacenter (the first loader's is sc.client's).
   const ClientSpec first_client = sc.client;
@@ -403,15 +407,6 @@ Scenario scenario_from_json(Json doc, const std::string& file, const std::string
                                         late == 1 ? std::string("this change")
                                                   : fmt::format("this change and {} more", late - 1)));
   }
-  // The engine speculates for every read level but EACH_QUORUM (sim_server.cpp), where the option
-  // would be silently ignored (configs/README.md, cluster.speculative_retry).
-  const bool each_quorum_reads =
-      w.trace ? w.trace->first_cl[0][static_cast<std::size_t>(ConsistencyLevel::EachQuorum)] != 0
-              : w.read_fraction > 0 && w.read_cl == ConsistencyLevel::EachQuorum;
-  if (sc.nodes.speculative_retry.mode != SpecRetryMode::None && each_quorum_reads)
-    jsonin::fail("/cluster/speculative_retry",
-                 fmt::format("'{}' is not modelled with EACH_QUORUM reads ({}); valid with them: NONE, NEVER",
-                             sc.nodes.speculative_retry.option, w.trace ? w.trace_file : "workload.consistency.read"));
 
   // Policies: unique file-safe names, specs that the registry accepts, existing local DCs.
   const std::string pp = "/policies";

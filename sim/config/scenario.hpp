@@ -21,6 +21,7 @@
 #include "sim/config/cluster_config.hpp"
 #include "sim/config/incident.hpp"
 #include "sim/core/json_reader.hpp"
+#include "sim/engine/mech_specs.hpp"
 #include "sim/engine/model_spec.hpp"
 #include "sim/workload/workload_spec.hpp"
 
@@ -73,6 +74,9 @@ struct Scenario {
   double tablet_table_mb = 0;
   ChangeSpec changes;
   NodeModelSpec nodes;
+  // The specs of the mechanisms that keep theirs in their folders (sim/mech/specs.inc), each in its
+  // slot when the mechanism is on.
+  MechSpecs mech;
   NetworkSpec network;
   ClientSpec client;  // with `clients`: the first loader's
   // `clients` (several loaders, issue 36); empty with one `client`. They share the cluster, the
@@ -83,7 +87,6 @@ struct Scenario {
   WorkloadSpec workload;
   TimeoutSpec timeouts;
   RetrySpec retry;
-  SpeculativeSpec speculative;
   FaultSpec faults;
   ReportSpec report;
   std::vector<PolicyEntry> policies;

@@ -1,10 +1,12 @@
-// Scenario section "changes": topology events (nodes joining, decommissioned, removed) and the cost
-// of tablet migrations and streaming (configs/README.md "changes").
+// Scenario section "changes": topology events (nodes joining, decommissioned, removed;
+// configs/README.md "changes"). The cost of tablet migrations and streaming, in the same section,
+// is the placement's (sim/mech/placement/placement_config.cpp).
 #include <algorithm>
 #include <string>
 
 #include <fmt/format.h>
 
+#include "sim/config/mech_spec_input.hpp"
 #include "sim/config/scenario_parts.hpp"
 
 namespace lbsim::scenario_detail {
@@ -12,12 +14,16 @@ namespace lbsim::scenario_detail {
 using jsonin::Object;
 
 // "changes": {"events": [{"at_s", "action": "add_node", "nodes": [{"dc", "rack", "id"?}]} |
-// {"at_s", "action": "decommission" | "remove_node", "node"}], "migration": {"latency_ms",
-// "table_size_mb", "stream_mb_s", "max_in_per_shard", "max_out_per_shard", "node_stream_mb_s",
-// "cpu_send_us_per_mb", "cpu_receive_us_per_mb"}} (configs/README.md).
+// {"at_s", "action": "decommission" | "remove_node", "node"}], ...} (configs/README.md).
 namespace {
 const std::vector<std::string>& change_event_keys() {
   static const std::vector<std::string> k{"at_s", "action", "nodes", "node"};
+  return k;
+}
+// "changes"' keys: its events, and the placement's (sim/mech/specs.inc).
+std::vector<std::string> changes_keys() {
+  std::vector<std::string> k{"events"};
+  for (std::string& key : mechanism_keys(MechSection::Changes)) k.push_back(std::move(key));
   return k;
 }
 }  // namespace
@@ -25,7 +31,7 @@ const std::vector<std::string>& change_event_keys() {
 std::vector<NodeSpec> parse_joining_nodes(const Json* j, const std::string& path, std::vector<std::string>* paths) {
   std::vector<NodeSpec> out;
   if (!j) return out;
-  Object o(*j, path, {"events", "migration", "streaming_s"});
+  Object o(*j, path, changes_keys());
   const Json* ev = o.find("events");
   if (!ev) return out;
   const std::string ep = o.path_of("events");
@@ -51,11 +57,10 @@ std::vector<NodeSpec> parse_joining_nodes(const Json* j, const std::string& path
 
 ChangeSpec parse_changes(const Json* j, const std::string& path, const Topology& topo, std::size_t initial_nodes,
                          const Replication& repl) {
-  const bool tablets = repl.tablets.has_value();
   ChangeSpec s;
   s.initial_nodes = static_cast<std::uint32_t>(initial_nodes);
   if (!j) return s;
-  Object o(*j, path, {"events", "migration", "streaming_s"});
+  Object o(*j, path, changes_keys());
   auto node_of = [&](const Object& e) {
     const std::string id = e.str("node");
     const auto n = topo.node_index(id);
@@ -140,49 +145,6 @@ ChangeSpec parse_changes(const Json* j, const std::string& path, const Topology&
     std::vector<ChangeEvent> sorted;
     for (std::size_t i : order) sorted.push_back(std::move(s.events[i]));
     s.events = std::move(sorted);
-  }
-  if (!tablets) {
-    // Vnode keyspaces: one streaming duration per ring change (no published figure: required).
-    if (o.has("migration"))
-      jsonin::fail(o.path_of("migration"), "tablet migrations need a tablet keyspace (keyspace.tablets); vnode "
-                                           "keyspaces take \"streaming_s\"");
-    if (!s.events.empty() && !o.has("streaming_s"))
-      jsonin::fail(o.path_of("streaming_s"), "required with topology events in a vnode keyspace: the time a join, "
-                                             "decommission or removenode streams before ownership switches");
-    s.streaming = from_ms(o.number("streaming_s", 1e-6, 1e6, 1.0) * 1e3);
-    return s;
-  }
-  if (o.has("streaming_s"))
-    jsonin::fail(o.path_of("streaming_s"), "vnode keyspaces only; tablet keyspaces take \"migration\"");
-  if (const Json* m = o.find("migration")) {
-    // No defaults for the migration cost: no published per-migration measurement exists
-    // (configs/README.md, "changes"), so a scenario states its own.
-    // The table's data (MiB); each release derives its tablet count and size from it. The old
-    // "tablet_size_mb" was a tablet's size under lbsim's own count rule, which releases that count
-    // otherwise did not keep: refused with its table_size_mb (scenario.cpp, which knows the count).
-    Json mig = *m;
-    if (mig.is_object() && mig.contains("tablet_size_mb")) {
-      const std::string lp = jsonin::key_path(o.path_of("migration"), "tablet_size_mb");
-      if (mig.contains("table_size_mb")) jsonin::fail(lp, "give \"table_size_mb\" alone (\"tablet_size_mb\" is refused)");
-      s.legacy_tablet_size_mb = jsonin::as_number(mig["tablet_size_mb"], lp, 0, 1e7);
-      s.legacy_tablet_size_path = lp;
-      mig.erase("tablet_size_mb");
-    }
-    Object mo(mig, o.path_of("migration"), {"latency_ms", "table_size_mb", "stream_mb_s", "max_in_per_shard",
-                                            "max_out_per_shard", "node_stream_mb_s", "cpu_send_us_per_mb",
-                                            "cpu_receive_us_per_mb"});
-    s.migration_latency = from_ms(mo.number("latency_ms", 0, 3.6e6));
-    s.table_size_mb = s.legacy_tablet_size_mb >= 0 ? 0 : mo.number("table_size_mb", 0, 1e12);
-    s.stream_mb_s = mo.number("stream_mb_s", 1e-3, 1e7);
-    s.max_in_per_shard = static_cast<std::uint32_t>(mo.integer("max_in_per_shard", 1, 1024, 2));
-    s.max_out_per_shard = static_cast<std::uint32_t>(mo.integer("max_out_per_shard", 1, 1024, 2));
-    // The streaming cost (sim/mech/placement/streaming.cpp): 0 = none, the default.
-    s.node_stream_mb_s = mo.number("node_stream_mb_s", 0, 1e7, 0);
-    s.cpu_send_us_per_mb = mo.number("cpu_send_us_per_mb", 0, 1e7, 0);
-    s.cpu_receive_us_per_mb = mo.number("cpu_receive_us_per_mb", 0, 1e7, 0);
-  } else if (!s.events.empty()) {
-    jsonin::fail(o.path_of("migration"), "required with topology events: {\"latency_ms\", \"table_size_mb\", "
-                                         "\"stream_mb_s\"} (no published figure gives defaults)");
   }
   return s;
 }

@@ -1,24 +1,14 @@
 // Scenario sections of the cluster model: distributions, node model, timeouts, retry, speculative
 // execution, faults (the network and node membership: scenario_layout.cpp).
 #include <algorithm>
-#include <cctype>
-#include <charconv>
 #include <cmath>
 #include <stdexcept>
 #include <string>
 
 #include <fmt/format.h>
 
+#include "sim/config/mech_spec_input.hpp"
 #include "sim/config/scenario_parts.hpp"
-
-namespace lbsim {
-// The parsers and keys of the mechanisms whose specs live in their folders (sim/mech/specs.inc).
-#define LBSIM_MECHANISM_SPEC(name)                                            \
-  void parse_##name##_spec(const jsonin::Object& cluster, NodeModelSpec& s); \
-  const std::vector<std::string>& name##_spec_keys();
-#include "sim/mech/specs.inc"
-#undef LBSIM_MECHANISM_SPEC
-}  // namespace lbsim
 
 namespace lbsim::scenario_detail {
 
@@ -83,62 +73,12 @@ Dist parse_dist(const Json& j, const std::string& path) {
   return parse_dist_in(j, path, DistUnit{"us", "microseconds", 1e3, 0, 1e-3, kMaxUs});
 }
 
-// The table option's forms, case-insensitive as both servers read them: NONE (Cassandra 4+ also
-// NEVER), ALWAYS, '<x>ms', '<p>percentile' (ScyllaDB '99.0PERCENTILE') and '<p>p' (Cassandra
-// '99p'). Cassandra's MIN()/MAX() hybrids are not modelled.
-static SpecRetrySpec parse_speculative_retry(const Json& j, const std::string& path) {
-  const std::string raw = jsonin::as_string(j, path);
-  std::string v;
-  for (const char ch : raw) v += static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
-  SpecRetrySpec s;
-  s.option = raw;
-  auto bad = [&] {
-    jsonin::fail(path, "unknown value '" + raw + "'; valid: NONE, NEVER, ALWAYS, '<x>ms' (0 < x <= 3600000), "
-                       "'<p>PERCENTILE' or '<p>p' (0 < p < 100)");
-  };
-  auto number = [&](std::size_t len) {
-    // Decimal digits with at most one point, as the servers' patterns take them (apache/cassandra
-    // FixedSpeculativeRetryPolicy and PercentileSpeculativeRetryPolicy: "[0-9.]+"): no sign, hex,
-    // exponent, space, inf or nan, which std::stod would read ("0x10ms" as 16 ms).
-    const std::string num = v.substr(0, v.size() - len);
-    if (num.empty() || num.find_first_not_of("0123456789.") != std::string::npos ||
-        num.find_first_of("0123456789") == std::string::npos || std::count(num.begin(), num.end(), '.') > 1)
-      bad();
-    double x = 0;
-    const auto [p, ec] = std::from_chars(num.data(), num.data() + num.size(), x);
-    if (ec != std::errc() || p != num.data() + num.size() || !std::isfinite(x)) bad();
-    return x;
-  };
-  auto ends = [&](std::string_view suffix) { return v.size() >= suffix.size() && v.ends_with(suffix); };
-  if (v == "NONE" || v == "NEVER") return s;
-  if (v == "ALWAYS") {
-    s.mode = SpecRetryMode::Always;
-  } else if (ends("MS")) {
-    const double ms = number(2);
-    if (!(ms > 0 && ms <= 3.6e6)) bad();
-    s.mode = SpecRetryMode::Fixed;
-    s.fixed = from_ms(ms);
-  } else if (ends("PERCENTILE") || ends("P")) {
-    const double p = number(ends("PERCENTILE") ? 10 : 1);
-    if (!(p > 0 && p < 100)) bad();
-    s.mode = SpecRetryMode::Percentile;
-    s.percentile = p;
-  } else {
-    bad();
-  }
-  return s;
-}
-
 const std::vector<std::string>& node_model_keys() {
   static const std::vector<std::string> keys = [] {
     std::vector<std::string> k{"shards", "discipline", "service", "speed", "cross_shard", "server",
-                               "max_concurrent_requests_per_shard", "speculative_retry"};
+                               "max_concurrent_requests_per_shard"};
     // The keys of the mechanisms whose parsers live in their folders (sim/mech/specs.inc).
-#define LBSIM_MECHANISM_SPEC(name) \
-  for (const std::string& key : name##_spec_keys()) k.push_back(key);
-#include "sim/mech/specs.inc"
-#undef LBSIM_MECHANISM_SPEC
-    for (const char* key : {"cache", "disk"}) k.emplace_back(key);
+    for (std::string& key : mechanism_keys(MechSection::Cluster)) k.push_back(std::move(key));
     return k;
   }();
   return keys;
@@ -202,13 +142,6 @@ NodeModelSpec parse_node_model(const Json& cluster, const std::string& path, con
     s.max_requests_per_shard =
         static_cast<std::uint32_t>(o.integer("max_concurrent_requests_per_shard", 1, 1'000'000'000, 1));
   }
-  if (const Json* sr = o.find("speculative_retry")) s.speculative_retry = parse_speculative_retry(*sr, o.path_of("speculative_retry"));
-  parse_cache_disk(cluster, path, s);
-  // The mechanisms whose parsers live in their folders (sim/mech/specs.inc), in the list's order,
-  // after the cache (HWLB's default follows it).
-#define LBSIM_MECHANISM_SPEC(name) parse_##name##_spec(o, s);
-#include "sim/mech/specs.inc"
-#undef LBSIM_MECHANISM_SPEC
   s.speed.assign(topo.size(), 1.0);
   if (const Json* sp = o.find("speed")) {
     const std::string spp = o.path_of("speed");
@@ -270,71 +203,15 @@ RetrySpec parse_retry(const Json* j, const std::string& path) {
   return s;
 }
 
-SpeculativeSpec parse_speculative(const Json* j, const std::string& path) {
-  SpeculativeSpec s;
-  if (!j) return s;
-  Object o(*j, path,
-           {"enabled", "kind", "delay_ms", "max_speculative", "host", "percentile", "tracker", "min_recorded",
-            "interval_ms", "highest_trackable_ms"});
-  s.enabled = o.boolean("enabled", true);
-  s.kind = o.choice<SpecKind>("kind", {{"constant", SpecKind::Constant}, {"percentile", SpecKind::Percentile}},
-                              SpecKind::Constant);
-  s.host = o.choice<SpecHostSource>("host", {{"plan", SpecHostSource::Plan}, {"new_plan", SpecHostSource::NewPlan}},
-                                    SpecHostSource::Plan);
-  const bool pct = s.kind == SpecKind::Percentile;
-  if (pct && o.has("delay_ms"))
-    jsonin::fail(o.path_of("delay_ms"), "applies to kind \"constant\" only; kind \"percentile\" takes its delay from "
-                                        "the tracker (percentile, tracker, min_recorded, interval_ms, highest_trackable_ms)");
-  if (!pct)
-    for (const char* k : {"percentile", "tracker", "min_recorded", "interval_ms", "highest_trackable_ms"})
-      if (o.has(k)) jsonin::fail(o.path_of(k), "applies to kind \"percentile\" only (speculative.kind is \"constant\")");
-  if (pct && s.host == SpecHostSource::NewPlan)
-    jsonin::fail(o.path_of("host"), "\"new_plan\" is gocql's, which has no percentile policy; allowed with kind "
-                                    "\"percentile\" (Java 3.x): \"plan\"");
-  s.delay = from_ms(o.number("delay_ms", 1e-3, 3.6e6, to_ms(s.delay)));
-  s.max_speculative = static_cast<std::uint32_t>(o.integer("max_speculative", 1, 10, s.max_speculative));
-  // PercentileSpeculativeExecutionPolicy: 0 <= percentile < 100 (its checkArgument).
-  s.percentile = o.number("percentile", 0, 100, s.percentile);
-  if (s.percentile >= 100) jsonin::fail(o.path_of("percentile"), "must be in [0, 100) (100 excluded), got 100");
-  s.per_host = o.choice<bool>("tracker", {{"per_host", true}, {"cluster_wide", false}}, true);
-  s.min_recorded = static_cast<std::uint32_t>(o.integer("min_recorded", 0, 100000000, s.min_recorded));
-  s.interval = from_ms(o.number("interval_ms", 1, 8.64e7, to_ms(s.interval)));
-  s.highest_trackable_ms = o.integer("highest_trackable_ms", 1, 3600000, s.highest_trackable_ms);
-  return s;
-}
-
 FaultSpec parse_faults(const Json* j, const std::string& path, const Topology& topo, const NodeModelSpec& nodes,
                        const ChangeSpec& changes) {
   FaultSpec s;
   if (!j) return s;
-  Object o(*j, path, {"driver_detection_ms", "server_detection_ms", "driver_detection", "heartbeat", "events"});
+  std::vector<std::string> keys{"driver_detection_ms", "server_detection_ms", "events"};
+  for (std::string& k : mechanism_keys(MechSection::Faults)) keys.push_back(std::move(k));  // sim/mech/specs.inc
+  Object o(*j, path, keys);
   s.driver_detection = from_ms(o.number("driver_detection_ms", 0, 3.6e6, to_ms(s.driver_detection)));
   s.server_detection = from_ms(o.number("server_detection_ms", 0, 3.6e6, to_ms(s.server_detection)));
-  // How the driver notices a silent death and a return (configs/README.md, "faults"): a fixed
-  // delay, or the driver's own mechanisms (sim/mech/detect/detect.cpp).
-  s.detection = o.choice<DetectionMode>("driver_detection", {{"fixed", DetectionMode::Fixed}, {"driver", DetectionMode::Driver}},
-                                        DetectionMode::Fixed);
-  if (s.detection == DetectionMode::Driver && o.has("driver_detection_ms"))
-    jsonin::fail(o.path_of("driver_detection_ms"), "applies to \"driver_detection\": \"fixed\" only (with \"driver\" the "
-                                                   "driver's heartbeat, events and reconnection decide; faults.heartbeat "
-                                                   "overrides their intervals)");
-  if (const Json* hb = o.find("heartbeat")) {
-    if (s.detection != DetectionMode::Driver)
-      jsonin::fail(o.path_of("heartbeat"), "applies to \"driver_detection\": \"driver\" only");
-    Object h(*hb, o.path_of("heartbeat"), {"driver", "interval_ms", "timeout_ms", "reconnect_base_ms", "reconnect_max_ms"});
-    HeartbeatSpec& b = s.heartbeat;
-    b.driver = h.choice<DetectDriver>("driver", {{"auto", DetectDriver::Auto}, {"java3", DetectDriver::Java3},
-                                                 {"java4", DetectDriver::Java4}, {"python", DetectDriver::Python},
-                                                 {"go", DetectDriver::Go}, {"rust", DetectDriver::Rust},
-                                                 {"nodejs", DetectDriver::Nodejs}},
-                                      DetectDriver::Auto);
-    b.interval = from_ms(h.number("interval_ms", 1, 3.6e6, 0));
-    b.timeout = from_ms(h.number("timeout_ms", 1, 3.6e6, 0));
-    b.reconnect_base = from_ms(h.number("reconnect_base_ms", 1, 3.6e6, 0));
-    b.reconnect_max = from_ms(h.number("reconnect_max_ms", 1, 3.6e6, 0));
-    if (b.reconnect_base > 0 && b.reconnect_max > 0 && b.reconnect_max < b.reconnect_base)
-      jsonin::fail(h.path_of("reconnect_max_ms"), "must be at least reconnect_base_ms");
-  }
   if (const Json* ev = o.find("events")) {
     const std::string ep = o.path_of("events");
     jsonin::as_array(*ev, ep, true);

@@ -28,17 +28,13 @@ struct DistUnit {
 Dist parse_dist_in(const Json& j, const std::string& path, const DistUnit& u);
 Dist parse_dist(const Json& j, const std::string& path);  // microseconds
 
-// Keys of "cluster" besides the topology ones.
+// Keys of "cluster" besides the topology ones (the mechanisms' among them: sim/mech/specs.inc).
 const std::vector<std::string>& node_model_keys();
 NodeModelSpec parse_node_model(const Json& cluster, const std::string& path, const Topology& topo,
                                const std::optional<Sharding>& sharding);
-// cluster.cache and cluster.disk (issue 37, scenario_cache.cpp), read after the node model's other
-// fields (the cache's read costs default to its service.read, its write rule to its server's).
-void parse_cache_disk(const Json& cluster, const std::string& path, NodeModelSpec& s);
 NetworkSpec parse_network(const Json* j, const std::string& path, const Topology& topo);
 TimeoutSpec parse_timeouts(const Json* j, const std::string& path);
 RetrySpec parse_retry(const Json* j, const std::string& path);
-SpeculativeSpec parse_speculative(const Json* j, const std::string& path);
 FaultSpec parse_faults(const Json* j, const std::string& path, const Topology& topo, const NodeModelSpec& nodes,
                        const ChangeSpec& changes);
 // Why node n is not a member of the cluster throughout [from, to] (it joins at its add_node, leaves

@@ -19,6 +19,13 @@ struct MechSpecs {
     kCount
   };
   std::array<std::shared_ptr<const void>, kCount> slot{};
+  // The parts of the core's work that a mechanism takes over when it is on, so that the core
+  // (which names no mechanism) knows to leave them.
+  struct Claims {
+    // The drivers' view of faults: the core's fixed faults.driver_detection_ms delays do not apply
+    // (the gossip-side delays still do).
+    bool driver_detection = false;
+  } claims;
 
   // The spec of slot i (null: the mechanism is off).
   template <class T>

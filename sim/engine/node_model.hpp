@@ -34,12 +34,6 @@ struct NodeCounters {
   std::uint64_t dropped_writes = 0;
   SimTime busy = 0;     // server time used, including work scheduled after `now` (see snapshot())
   SimTime sojourn = 0;  // sum over work items of (end - arrival), likewise
-  // cluster.cache (issue 37; all 0 without one): replica reads (data and digest) that hit / missed
-  // the cache, the disk reads of the misses, and the disk's busy time (its queue's occupancy).
-  std::uint64_t cache_hits = 0;
-  std::uint64_t cache_misses = 0;
-  std::uint64_t disk_reads = 0;
-  SimTime disk_busy = 0;
 };
 
 // Counts and time integrals of a node up to one instant (NodeModel::snapshot).

@@ -62,6 +62,14 @@ struct Simulation::Impl {
     const std::size_t i = std::size_t{mech} - kMechListed;
     return mech >= kMechListed && i < mechs_.size() ? mechs_[i].get() : nullptr;
   }
+  // The mechanism of type T made so far, or null: for a mechanism that reads another's state (one
+  // listed before it in mechanisms.inc).
+  template <class T>
+  T* find_mechanism() const {
+    for (const auto& m : mechs_)
+      if (auto* t = dynamic_cast<T*>(m.get())) return t;
+    return nullptr;
+  }
   static constexpr std::uint32_t kNoConn = core_records::kNoConn;
   static constexpr std::uint32_t kMaxStartDepth = 64;  // nested start_op calls (finish_op)
   std::uint32_t start_depth_ = 0;

@@ -83,7 +83,7 @@ Simulation::Impl::Impl(const Scenario& sc, const PolicyEntry& entry, std::unique
   }
   fault_detections_ = static_cast<std::uint32_t>(detections_.size());
   // With the drivers' own detection (sim/mech/detect) the fixed driver-side delays do not apply.
-  const bool fixed = sc.faults.detection == DetectionMode::Fixed;
+  const bool fixed = !sc.mech.claims.driver_detection;
   for (std::uint32_t i = 0; i < detections_.size(); ++i)
     if (fixed || !detections_[i].driver) q_.push(detections_[i].at, kDetect, i);
   answers_fixed_ = sc.faults.events.empty();  // a mechanism that moves replicas clears it

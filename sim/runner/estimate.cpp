@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "sim/core/error.hpp"
+#include "sim/mech/cache/cache_spec.hpp"
 
 namespace lbsim {
 
@@ -67,8 +68,9 @@ ResourceEstimate estimate_runs(const Scenario& sc, std::size_t runs, std::size_t
                                  grouped(static_cast<double>(ring.size())), rf, format_bytes(ring_bytes), sims),
                      "/cluster/num_tokens", ring_bytes * (1 + sims)});
 
-  if (sc.nodes.cache.enabled) {
-    const CacheSpec& c = sc.nodes.cache;
+  const CacheSpec* cache = sc.mech.get<CacheSpec>(MechSpecs::k_cache);
+  if (cache) {
+    const CacheSpec& c = *cache;
     const double caches = per_shard ? nodes * shards : nodes;
     const double per_cache = c.capacity_bytes / (per_shard ? shards : 1);
     const double mean = std::max(1.0, c.partition_size.mean_ns);
@@ -96,7 +98,7 @@ ResourceEstimate estimate_runs(const Scenario& sc, std::size_t runs, std::size_t
 
   const double shard_rows = per_shard && shards > 1 ? sim_shards : 0;
   e.report_bytes = kReportBase + nodes * kNodeBytes + shard_rows * kShardRowBytes +
-                   nodes * kTimelinePoints * kTimelineCellBytes * (sc.nodes.cache.enabled ? 2 : 1);
+                   nodes * kTimelinePoints * kTimelineCellBytes * (cache ? 2 : 1);
   e.output = e.report_bytes * static_cast<double>(runs);
   const double held = static_cast<double>(std::max<std::size_t>(kept_reports, 1));
   e.terms.push_back({fmt::format("reports: {} of text each ({} nodes, {} shard rows), {} held parsed x {:.0f}",

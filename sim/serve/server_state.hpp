@@ -44,9 +44,11 @@ inline Scenario served_scenario(const Scenario& in) {
   c.stress_retries = 0;
   s.retry.enabled = false;
   s.retry.kind = RetryPolicyKind::Never;
-  s.speculative.enabled = false;
   s.timeouts.client = 24 * 3600 * kSec;
-  s.faults.detection = DetectionMode::Fixed;
+  // The real drivers speculate and detect failures themselves: the model's drivers do neither.
+  s.mech.clear(MechSpecs::k_driver_spec);
+  s.mech.clear(MechSpecs::k_detect);
+  s.mech.claims.driver_detection = false;
   s.workload.warmup = 0;
   s.workload.warmup_ops = 0;
   s.workload.ops = 0;

@@ -53,18 +53,21 @@ void keys_by_popularity(const KeySpec& spec, F&& f) {
 }  // namespace
 
 std::unique_ptr<Mechanism> make_cache(CacheDisk::Core& core, std::uint16_t id) {
-  if (!core.sc_.nodes.cache.enabled) return nullptr;
+  if (!core.sc_.mech.get<CacheSpec>(MechSpecs::k_cache)) return nullptr;
   return std::make_unique<CacheDisk>(core, id);
 }
 
 CacheDisk::CacheDisk(Core& core, std::uint16_t)
-    : core_(core), cs_(core.sc_.nodes.cache), disk_(core.sc_.nodes.disk), disk_rng_(core.root_.fork("disk")) {
+    : core_(core), cs_(*core.sc_.mech.get<CacheSpec>(MechSpecs::k_cache)), disk_(cs_.disk), disk_rng_(core.root_.fork("disk")) {
   per_node_ = core.shards_;
   const std::size_t nodes = core.n_;
   const auto cap = static_cast<std::uint64_t>(cs_.capacity_bytes / per_node_);
   caches_.reserve(nodes * per_node_);
   for (std::size_t i = 0; i < nodes * per_node_; ++i) caches_.emplace_back(cap);
   disk_free_.assign(nodes, 0);
+  counts_.assign(nodes, {});
+  start_.assign(nodes, {});
+  end_.assign(nodes, {});
   disk_fixed_ns_ = disk_.read_iops > 0 ? 1e9 / disk_.read_iops : 0;
   disk_ns_per_byte_ = disk_.read_bandwidth > 0 ? 1e9 / disk_.read_bandwidth : 0;
   size_seed_ = core.root_.fork("partition_size").seed();
@@ -146,7 +149,7 @@ double CacheDisk::access(std::uint32_t job, NodeId r, bool read, SimTime now) {
     if (cs_.writes == CacheWriteRule::Invalidate && (c.kind == OpKind::Write || j.phase == 3)) cache.erase(key);
     return core.sc_.nodes.write.sample_ns(core.service_rng_);
   }
-  NodeCounters& k = core.nodes_.counters(r);
+  Counts& k = counts_[r];
   std::uint32_t bytes = 0;
   bool hit;
   if (size_constant_) {
@@ -160,10 +163,10 @@ double CacheDisk::access(std::uint32_t job, NodeId r, bool read, SimTime now) {
   }
   if (core.window_open_ && !core.window_closed_) core.result_.timeline.record_cache(now - core.window_start_, r, hit);
   if (hit) {
-    ++k.cache_hits;
+    ++k.hits;
     return cs_.hit.sample_ns(core.service_rng_);
   }
-  ++k.cache_misses;
+  ++k.misses;
   if (!disk_.enabled) return cs_.miss.sample_ns(core.service_rng_);
   const std::uint32_t a = cs_.sstables_per_read;
   const double occupancy = static_cast<double>(a) * (disk_fixed_ns_ + static_cast<double>(bytes) * disk_ns_per_byte_);
@@ -183,21 +186,22 @@ void CacheDisk::node_restarted(NodeId n) {
   // The disk reads it had queued are lost with the process: its queue empties now.
   const SimTime now = core_.now_;
   if (disk_free_[n] > now) {
-    core_.nodes_.counters(n).disk_busy -= disk_free_[n] - now;
+    counts_[n].disk_busy -= disk_free_[n] - now;
     disk_free_[n] = now;
   }
 }
 
-void CacheDisk::trim_snapshot(std::vector<NodeSnapshot>& snaps) const {
+void CacheDisk::snapshot(std::vector<Counts>& out) const {
+  out = counts_;
   // A disk is busy without a gap from its last idle instant to disk_free_: the reserved time after
   // now is exactly its tail.
   const SimTime now = core_.now_;
   for (NodeId n = 0; n < core_.n_; ++n)
-    if (disk_free_[n] > now) snaps[n].counters.disk_busy -= disk_free_[n] - now;
+    if (disk_free_[n] > now) out[n].disk_busy -= disk_free_[n] - now;
 }
 
-void CacheDisk::window_open() { trim_snapshot(core_.snap_start_); }
-void CacheDisk::window_close() { trim_snapshot(core_.snap_end_); }
+void CacheDisk::window_open() { snapshot(start_); }
+void CacheDisk::window_close() { snapshot(end_); }
 
 void CacheDisk::collect(RunResult& r) const {
   const std::size_t nodes = core_.n_;
@@ -205,11 +209,11 @@ void CacheDisk::collect(RunResult& r) const {
   const double window_s = static_cast<double>(std::max<SimTime>(r.window, 1)) / 1e9;
   std::uint64_t hits = 0, misses = 0, most = 0;
   for (NodeId n = 0; n < nodes; ++n) {
-    const NodeCounters& a = core_.snap_start_[n].counters;
-    const NodeCounters& b = core_.snap_end_[n].counters;
-    hits += b.cache_hits - a.cache_hits;
-    misses += b.cache_misses - a.cache_misses;
-    most = std::max(most, b.cache_misses - a.cache_misses);
+    const Counts& a = start_[n];
+    const Counts& b = end_[n];
+    hits += b.hits - a.hits;
+    misses += b.misses - a.misses;
+    most = std::max(most, b.misses - a.misses);
   }
   c.hit_rate = hits + misses > 0 ? static_cast<double>(hits) / static_cast<double>(hits + misses) : 0.0;
   c.misses_per_s = static_cast<double>(misses) / window_s;
@@ -227,11 +231,11 @@ void CacheDisk::collect(RunResult& r) const {
   // Each node's figures in the window (NodeResult::cache).
   const double window = static_cast<double>(std::max<SimTime>(r.window, 1));
   for (NodeId n = 0; n < nodes && n < r.nodes.size(); ++n) {
-    const NodeCounters& a = core_.snap_start_[n].counters;
-    const NodeCounters& b = core_.snap_end_[n].counters;
+    const Counts& a = start_[n];
+    const Counts& b = end_[n];
     NodeCache nc;
-    nc.hits = b.cache_hits - a.cache_hits;
-    nc.misses = b.cache_misses - a.cache_misses;
+    nc.hits = b.hits - a.hits;
+    nc.misses = b.misses - a.misses;
     nc.disk_reads = b.disk_reads - a.disk_reads;
     const std::uint64_t lookups = nc.hits + nc.misses;
     nc.hit_rate = lookups > 0 ? static_cast<double>(nc.hits) / static_cast<double>(lookups) : 0.0;

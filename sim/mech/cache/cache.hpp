@@ -17,6 +17,7 @@
 #include "sim/core/time.hpp"
 #include "sim/engine/mechanism.hpp"
 #include "sim/engine/model_spec.hpp"
+#include "sim/mech/cache/cache_spec.hpp"
 #include "sim/engine/node_model.hpp"
 #include "sim/engine/simulation.hpp"
 
@@ -29,8 +30,8 @@ class CacheDisk final : public Mechanism {
 
   void on_event(std::uint16_t sub, std::uint32_t arg) override;  // none: the disk's returns are the core's
   const char* event_name(std::uint16_t) const override { return "cache.unknown"; }
-  // The window's edges, after the core's node snapshots (mechanism.hpp): the disks' reserved tails
-  // leave them.
+  // The window's edges (mechanism.hpp): its own counters' snapshots, without the disks' reserved
+  // tails.
   void window_open() override;
   void window_close() override;
   // RunResult::cache and each node's NodeResult::cache.
@@ -49,12 +50,23 @@ class CacheDisk final : public Mechanism {
     return caches_[static_cast<std::size_t>(n) * per_node_ + (per_node_ > 1 ? shard % per_node_ : 0)];
   }
   SimTime disk_free(NodeId n) const { return disk_free_[n]; }
+  // Per node: replica reads (data and digest) that hit / missed the cache, the misses' disk reads,
+  // and the disk's busy time (its queue's occupancy, counted when a read is queued); and the same
+  // at the window's edges, without the disk's reserved tail after that instant.
+  struct Counts {
+    std::uint64_t hits = 0, misses = 0, disk_reads = 0;
+    SimTime disk_busy = 0;
+  };
+  const Counts& counts(NodeId n) const { return counts_[n]; }
+  Counts& counts(NodeId n) { return counts_[n]; }  // for tests: chosen counters
+  const Counts& window_start(NodeId n) const { return start_[n]; }
+  const Counts& window_end(NodeId n) const { return end_[n]; }
   std::uint32_t partition_bytes(Token t) const;
 
  private:
   void warm();  // CacheInitial::Warm
-  // Takes out of each node's disk_busy the reads reserved after now (snapshots count up to now).
-  void trim_snapshot(std::vector<NodeSnapshot>& snaps) const;
+  // counts_ now, without each disk's reads reserved after now (a snapshot counts up to now).
+  void snapshot(std::vector<Counts>& out) const;
 
   Core& core_;
   const CacheSpec& cs_;
@@ -62,6 +74,7 @@ class CacheDisk final : public Mechanism {
   std::uint32_t per_node_ = 1;      // caches per node: the core's shards under per_shard, else 1
   std::vector<LruCache> caches_;    // node-major
   std::vector<SimTime> disk_free_;  // per node: when its disk has served every read reserved
+  std::vector<Counts> counts_, start_, end_;  // per node
   double disk_fixed_ns_ = 0;        // per disk read: 1 / read_iops
   double disk_ns_per_byte_ = 0;     // 1 / read_bandwidth
   std::uint64_t size_seed_ = 0;     // partition sizes: one draw per key from (seed, token)

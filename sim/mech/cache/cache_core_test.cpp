@@ -59,8 +59,8 @@ TEST(CacheCore, AMissParksTheJobOnTheDiskAndAHitReturnsTheHitCpu) {
   EXPECT_LT(core.hooks_.replica_service(a, 0, true, t0), 0.0);
   EXPECT_TRUE(core.jobs_[a].parked_done);
   EXPECT_EQ(c->disk_free(0), t0 + kMissDisk);
-  const NodeCounters& k = core.nodes_.counters(0);
-  EXPECT_EQ(k.cache_misses, 1u);
+  const CacheDisk::Counts& k = c->counts(0);
+  EXPECT_EQ(k.misses, 1u);
   EXPECT_EQ(k.disk_reads, 2u);
   EXPECT_EQ(k.disk_busy, kMissDisk);
   ASSERT_EQ(core.q_.size(), 1u);
@@ -82,8 +82,8 @@ TEST(CacheCore, AMissParksTheJobOnTheDiskAndAHitReturnsTheHitCpu) {
   const std::uint32_t h1 = job_of(h, 101);
   EXPECT_DOUBLE_EQ(core.hooks_.replica_service(h1, 0, true, core.now_), 5000.0);
   EXPECT_FALSE(core.jobs_[h1].parked_done);
-  EXPECT_EQ(k.cache_hits, 1u);
-  EXPECT_EQ(k.cache_misses, 2u);
+  EXPECT_EQ(k.hits, 1u);
+  EXPECT_EQ(k.misses, 2u);
   EXPECT_EQ(c->disk_free(0), t0 + 2 * kMissDisk);
   EXPECT_TRUE(core.q_.empty());
   // A third key evicts the least recently used (202; 101 was just read): room for two.
@@ -107,7 +107,7 @@ TEST(CacheCore, WritesKeepOrDropTheCachedEntryByTheRule) {
     const std::uint32_t w = job_of(h, 7, OpKind::Write);
     EXPECT_DOUBLE_EQ(core.hooks_.replica_service(w, 0, false, 0), 50000.0) << invalidate;
     EXPECT_EQ(c->cache_of(0, 0).contains(7), !invalidate);
-    EXPECT_EQ(core.nodes_.counters(0).disk_reads, 2u);  // the read's only
+    EXPECT_EQ(c->counts(0).disk_reads, 2u);  // the read's only
   }
 }
 
@@ -123,7 +123,7 @@ TEST(CacheCore, ProcessLostEmptiesTheCacheAndTheDiskQueue) {
   ASSERT_LT(core.hooks_.replica_service(a, 0, true, t0), 0.0);
   ASSERT_LT(core.hooks_.replica_service(b, 0, true, t0), 0.0);
   ASSERT_EQ(c->cache_of(0, 0).size(), 2u);
-  ASSERT_EQ(core.nodes_.counters(0).disk_busy, 2 * kMissDisk);
+  ASSERT_EQ(c->counts(0).disk_busy, 2 * kMissDisk);
 
   // A kill 200 us later (the core marks the node down, then fires process_lost): the caches are
   // empty and the 600 us of reads still queued leave the disk's busy time.
@@ -133,7 +133,7 @@ TEST(CacheCore, ProcessLostEmptiesTheCacheAndTheDiskQueue) {
   core.hooks_.process_lost.fire(0);
   EXPECT_EQ(c->cache_of(0, 0).size(), 0u);
   EXPECT_EQ(c->disk_free(0), t1);
-  EXPECT_EQ(core.nodes_.counters(0).disk_busy, 200 * kUs);
+  EXPECT_EQ(c->counts(0).disk_busy, 200 * kUs);
 
   // The first job's return finds its node gone since it went to the disk: it is dropped.
   const std::uint32_t cr = core.jobs_[a].cr;
@@ -154,15 +154,13 @@ TEST(CacheCore, TheWindowsEdgesCountTheDiskOnlyUpToNow) {
   // 500 us after the two misses arrived, the disk has worked 500 of its 800 us.
   const SimTime t1 = t0 + 500 * kUs;
   h.set_now(t1);
-  core.snap_start_ = {core.nodes_.snapshot(0, t1)};
   c->window_open();
-  EXPECT_EQ(core.snap_start_[0].counters.disk_busy, 500 * kUs);
-  EXPECT_EQ(core.nodes_.counters(0).disk_busy, 2 * kMissDisk);  // the live counter keeps the reservation
+  EXPECT_EQ(c->window_start(0).disk_busy, 500 * kUs);
+  EXPECT_EQ(c->counts(0).disk_busy, 2 * kMissDisk);  // the live counter keeps the reservation
   const SimTime t2 = t0 + 700 * kUs;
   h.set_now(t2);
-  core.snap_end_ = {core.nodes_.snapshot(0, t2)};
   c->window_close();
-  EXPECT_EQ(core.snap_end_[0].counters.disk_busy, 700 * kUs);
+  EXPECT_EQ(c->window_end(0).disk_busy, 700 * kUs);
 }
 
 }  // namespace

@@ -142,9 +142,9 @@ TEST(CacheEngine, WritesUpdateOrInvalidate) {
 }
 
 TEST(CacheEngine, WriteRuleDefaultsFollowTheServer) {
-  EXPECT_EQ(build(doc(), {"cluster.server=\"scylla-2025.1\""}).nodes.cache.writes, CacheWriteRule::Update);
-  EXPECT_EQ(build(doc(), {"cluster.server=\"cassandra-4.1\""}).nodes.cache.writes, CacheWriteRule::Invalidate);
-  EXPECT_EQ(build(doc()).nodes.cache.writes, CacheWriteRule::Update);
+  EXPECT_EQ(build(doc(), {"cluster.server=\"scylla-2025.1\""}).mech.get<CacheSpec>(MechSpecs::k_cache)->writes, CacheWriteRule::Update);
+  EXPECT_EQ(build(doc(), {"cluster.server=\"cassandra-4.1\""}).mech.get<CacheSpec>(MechSpecs::k_cache)->writes, CacheWriteRule::Invalidate);
+  EXPECT_EQ(build(doc()).mech.get<CacheSpec>(MechSpecs::k_cache)->writes, CacheWriteRule::Update);
 }
 
 TEST(CacheEngine, WarmHoldsTheMostPopularKeysColdStartsEmpty) {

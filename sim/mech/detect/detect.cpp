@@ -94,14 +94,14 @@ DetectDriver of_policy(const jsonin::Json& spec) {
 }  // namespace
 
 std::unique_ptr<Mechanism> make_detect(DriverDetect::Core& core, std::uint16_t id) {
-  if (core.sc_.faults.detection != DetectionMode::Driver) return nullptr;
+  if (!core.sc_.mech.get<DetectSpec>(MechSpecs::k_detect)) return nullptr;
   return std::make_unique<DriverDetect>(core, id);
 }
 
 DriverDetect::DriverDetect(Core& core, std::uint16_t id) : core_(core), id_(id) {
-  const FaultSpec& f = core.sc_.faults;
+  const DetectSpec& o = *core.sc_.mech.get<DetectSpec>(MechSpecs::k_detect);
   Params& p = p_;
-  p.driver = f.heartbeat.driver == DetectDriver::Auto ? of_policy(core.entry_.spec) : f.heartbeat.driver;
+  p.driver = o.driver == DetectDriver::Auto ? of_policy(core.entry_.spec) : o.driver;
   const SimTime client = core.sc_.timeouts.client;
   switch (p.driver) {
     case DetectDriver::Java3:
@@ -126,7 +126,6 @@ DriverDetect::DriverDetect(Core& core, std::uint16_t id) : core_(core), id_(id) 
       break;
     case DetectDriver::Auto: break;
   }
-  const HeartbeatSpec& o = f.heartbeat;
   if (o.interval > 0) p.interval = o.interval;
   if (o.timeout > 0) p.timeout = o.timeout;
   if (o.reconnect_base > 0) p.reconnect_base = o.reconnect_base;

@@ -12,6 +12,7 @@
 #include "sim/core/time.hpp"
 #include "sim/engine/mechanism.hpp"
 #include "sim/engine/simulation.hpp"
+#include "sim/mech/detect/detect_spec.hpp"
 #include "sim/metrics/run_result.hpp"
 
 namespace lbsim {

@@ -94,7 +94,8 @@ TEST(DetectCore, GocqlMarksDownOnTheClusterEvent) {
 
 TEST(DetectCore, AbsentWithTheFixedRule) {
   auto sc = detect_core_scenario("java3");
-  sc.faults.detection = DetectionMode::Fixed;
+  sc.mech.clear(MechSpecs::k_detect);
+  sc.mech.claims.driver_detection = false;
   testing::CoreHarness h(std::move(sc));
   EXPECT_EQ(h.mechanism<DriverDetect>(), nullptr);
   EXPECT_EQ(h.core().hooks_.client_timeout.size(), 0u);

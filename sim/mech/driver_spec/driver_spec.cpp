@@ -25,15 +25,17 @@
 namespace lbsim {
 
 std::unique_ptr<Mechanism> make_driver_spec(DriverSpec::Core& core, std::uint16_t id) {
-  if (!core.sc_.speculative.enabled) return nullptr;
+  if (!core.sc_.mech.get<SpeculativeSpec>(MechSpecs::k_driver_spec)) return nullptr;
   return std::make_unique<DriverSpec>(core, id);
 }
 
 DriverSpec::DriverSpec(Core& core, std::uint16_t id)
-    : core_(core), id_(id), max_speculative_(core.sc_.speculative.max_speculative), delay_(core.sc_.speculative.delay),
-      per_host_(core.sc_.speculative.per_host), new_plan_(core.sc_.speculative.host == SpecHostSource::NewPlan) {
+    : DriverSpec(core, id, *core.sc_.mech.get<SpeculativeSpec>(MechSpecs::k_driver_spec)) {}
+
+DriverSpec::DriverSpec(Core& core, std::uint16_t id, const SpeculativeSpec& spec)
+    : core_(core), id_(id), max_speculative_(spec.max_speculative), delay_(spec.delay), per_host_(spec.per_host),
+      new_plan_(spec.host == SpecHostSource::NewPlan) {
   core.ops_.add_column(first_host_, NodeId{0});
-  const SpeculativeSpec& spec = core.sc_.speculative;
   if (spec.kind == SpecKind::Percentile)
     pct_ = std::make_unique<PercentileTracker>(spec.per_host ? core.n_ : 1, spec.percentile, spec.min_recorded,
                                                spec.interval, spec.highest_trackable_ms);

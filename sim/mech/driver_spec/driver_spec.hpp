@@ -17,6 +17,7 @@
 #include "sim/engine/mechanism.hpp"
 #include "sim/engine/simulation.hpp"
 #include "sim/engine/slab.hpp"
+#include "sim/mech/driver_spec/driver_spec_spec.hpp"
 
 namespace lbsim {
 
@@ -27,6 +28,7 @@ class DriverSpec final : public Mechanism {
   // core's timeouts) and the percentile policy's (a heap: each execution's delay differs).
   enum Sub : std::uint16_t { kDelay, kPercentile };
   DriverSpec(Core& core, std::uint16_t id);
+  DriverSpec(Core& core, std::uint16_t id, const SpeculativeSpec& spec);
 
   void on_event(std::uint16_t sub, std::uint32_t arg) override;
   // The names the event digest gave these timers while they were the core's (kTimer

@@ -43,11 +43,14 @@ const double kMeterAlpha = 1 - std::exp(-10.0 / 60.0);  // moving_average(1 min,
 }  // namespace
 
 std::unique_ptr<Mechanism> make_hwlb(Hwlb::Core& core, std::uint16_t id) {
-  if (!core.sc_.nodes.mech.get<HwlbSpec>(MechSpecs::k_hwlb)) return nullptr;
+  if (!core.sc_.mech.get<HwlbSpec>(MechSpecs::k_hwlb)) return nullptr;
   return std::make_unique<Hwlb>(core, id);
 }
 
-Hwlb::Hwlb(Core& core, std::uint16_t id) : core_(core), id_(id), rng_(core.root_.fork("hwlb")) {
+Hwlb::Hwlb(Core& core, std::uint16_t id)
+    : core_(core), id_(id), cache_(core.find_mechanism<CacheDisk>()), rng_(core.root_.fork("hwlb")) {
+  // Its spec needs the cache (hwlb_config.cpp), listed before it (mechanisms.inc): its hit counters.
+  if (!cache_) check_fail("heat-weighted load balancing without the cache", id);
   nodes_.assign(core.n_, Node{});
   for (Node& h : nodes_) h.next_meter = kMeterTick;
   peers_.resize(core.n_);
@@ -78,13 +81,13 @@ void Hwlb::on_event(std::uint16_t, std::uint32_t) {
   for (std::size_t n = 0; n < core_.n_; ++n) {
     Node& h = nodes_[n];
     if (!core_.nodes_.up(static_cast<NodeId>(n))) continue;
-    const NodeCounters& k = core_.nodes_.counters(static_cast<NodeId>(n));
+    const CacheDisk::Counts& k = cache_->counts(static_cast<NodeId>(n));
     while (now_ >= h.next_meter) {
       const double secs = static_cast<double>(kMeterTick) / static_cast<double>(kSec);
-      const double hits = static_cast<double>(k.cache_hits - h.hits_seen) / secs;
-      const double misses = static_cast<double>(k.cache_misses - h.misses_seen) / secs;
-      h.hits_seen = k.cache_hits;
-      h.misses_seen = k.cache_misses;
+      const double hits = static_cast<double>(k.hits - h.hits_seen) / secs;
+      const double misses = static_cast<double>(k.misses - h.misses_seen) / secs;
+      h.hits_seen = k.hits;
+      h.misses_seen = k.misses;
       if (h.meters_init) {
         h.ewma_hits += kMeterAlpha * (hits - h.ewma_hits);
         h.ewma_misses += kMeterAlpha * (misses - h.ewma_misses);
@@ -113,10 +116,10 @@ void Hwlb::on_event(std::uint16_t, std::uint32_t) {
 void Hwlb::restart(NodeId n) {
   const SimTime now_ = core_.now_;
   Node& h = nodes_[n];
-  const NodeCounters& k = core_.nodes_.counters(n);
+  const CacheDisk::Counts& k = cache_->counts(n);
   h = Node{};
-  h.hits_seen = k.cache_hits;
-  h.misses_seen = k.cache_misses;
+  h.hits_seen = k.hits;
+  h.misses_seen = k.misses;
   // The new process's timers start now; on the 0.5 s grid.
   h.next_meter = now_ + kMeterTick;
   h.next_recompute = now_;
@@ -133,7 +136,7 @@ void Hwlb::response(NodeId coordinator, NodeId replica, SimTime at) {
 
 double Hwlb::peer_rate(NodeId coordinator, NodeId peer) {
   const SimTime now_ = core_.now_;
-  const double cap = core_.sc_.nodes.mech.get<HwlbSpec>(MechSpecs::k_hwlb)->max_hit_rate;
+  const double cap = core_.sc_.mech.get<HwlbSpec>(MechSpecs::k_hwlb)->max_hit_rate;
   if (coordinator == peer) return std::min(nodes_[peer].rate, cap);  // get_my_hit_rate: always fresh
   Peer& p = peers_[coordinator][peer];
   if (!p.known) {  // gossip, once: the published rate, or -1 (no CACHE_HITRATES yet)

@@ -16,6 +16,7 @@
 #include "sim/cluster/heat_load_balance.hpp"
 #include "sim/core/rng.hpp"
 #include "sim/engine/mechanism.hpp"
+#include "sim/mech/cache/cache.hpp"
 #include "sim/mech/hwlb/hwlb_spec.hpp"
 #include "sim/engine/simulation.hpp"
 
@@ -57,6 +58,7 @@ class Hwlb final : public Mechanism {
   };
   Core& core_;
   std::uint16_t id_;
+  const CacheDisk* cache_;  // the nodes' hit and miss counters (sim/mech/cache)
   std::vector<Node> nodes_;
   std::vector<std::unordered_map<NodeId, Peer>> peers_;  // [coordinator]: the peers it knows of
   Rng rng_;

@@ -11,8 +11,9 @@
 // older ones.
 #include <fmt/format.h>
 
+#include "sim/config/mech_spec_input.hpp"
 #include "sim/config/scenario.hpp"
-#include "sim/config/scenario_parts.hpp"
+#include "sim/mech/cache/cache_spec.hpp"
 #include "sim/mech/hwlb/hwlb_spec.hpp"
 
 namespace lbsim {
@@ -20,11 +21,13 @@ namespace lbsim {
 using jsonin::Json;
 using jsonin::Object;
 
-void parse_hwlb_spec(const Object& o, NodeModelSpec& s) {
-  const ServerRules rules = server_rules(s.server);
+void parse_hwlb_spec(const MechSpecInput& in, MechSpecs& out) {
+  const jsonin::Object& o = in.cluster;
+  const ServerRules rules = server_rules(in.nodes.server);
+  const bool cache = out.get<CacheSpec>(MechSpecs::k_cache) != nullptr;  // parsed before (sim/mech/specs.inc)
   HwlbSpec b;
   b.max_hit_rate = 0.95;
-  bool on = rules.scylla && s.cache.enabled;
+  bool on = rules.scylla && cache;
   if (const Json* j = o.find("cache_hit_rate_read_balancing")) {
     const std::string path = o.path_of("cache_hit_rate_read_balancing");
     if (!rules.scylla)
@@ -38,20 +41,22 @@ void parse_hwlb_spec(const Object& o, NodeModelSpec& s) {
     } else {
       on = jsonin::as_bool(*j, path);
     }
-    if (on && !s.cache.enabled)
+    if (on && !cache)
       jsonin::fail(path, "needs /cluster/cache: heat-weighted load balancing balances cache hit rates");
   }
-  if (on) s.mech.set(MechSpecs::k_hwlb, b);
-  else s.mech.clear(MechSpecs::k_hwlb);
+  if (on) out.set(MechSpecs::k_hwlb, b);
+  else out.clear(MechSpecs::k_hwlb);
 }
 
-const std::vector<std::string>& hwlb_spec_keys() {
-  static const std::vector<std::string> keys{"cache_hit_rate_read_balancing"};
+const std::vector<MechKey>& hwlb_spec_keys() {
+  static const std::vector<MechKey> keys{{MechSection::Cluster, "cache_hit_rate_read_balancing"}};
   return keys;
 }
 
+void hwlb_spec_check(const Scenario&) {}
+
 void hwlb_warmup(const Scenario& sc, SimTime end, std::vector<std::string>& out) {
-  if (sc.nodes.mech.get<HwlbSpec>(MechSpecs::k_hwlb) && end < 10 * kSec)
+  if (sc.mech.get<HwlbSpec>(MechSpecs::k_hwlb) && end < 10 * kSec)
     out.push_back(fmt::format(
         "cluster.cache_hit_rate_read_balancing warms up at 10 s: the row cache's hit and miss meters (1-minute "
         "moving averages) first tick at 10 s and read 0 before it, so no hit rate is known; the run ends at {:.6g} s",

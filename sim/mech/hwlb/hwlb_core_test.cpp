@@ -36,12 +36,13 @@ TEST(HwlbCore, ChosenCountersGiveTheMissEqualisingShares) {
   testing::CoreHarness h(three_scylla_nodes());
   Hwlb* w = h.mechanism<Hwlb>();
   ASSERT_NE(w, nullptr);
-  auto& k = h.core().nodes_;
-  k.counters(0).cache_hits = 900;
-  k.counters(0).cache_misses = 100;
-  k.counters(1).cache_hits = 1000;
-  k.counters(2).cache_hits = 500;
-  k.counters(2).cache_misses = 500;
+  CacheDisk* c = h.mechanism<CacheDisk>();
+  ASSERT_NE(c, nullptr);
+  c->counts(0).hits = 900;
+  c->counts(0).misses = 100;
+  c->counts(1).hits = 1000;
+  c->counts(2).hits = 500;
+  c->counts(2).misses = 500;
   h.set_now(10 * kSec);
   w->on_event(0, 0);  // the tick on the 10 s meter
   EXPECT_DOUBLE_EQ(w->node_rate(0), 0.9);

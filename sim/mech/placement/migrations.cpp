@@ -12,11 +12,11 @@
 //   adds to the writes' block count, as Cassandra and ScyllaDB count pending endpoints), read old,
 //   for the fixed latency's first half plus the streaming; then write both, read new, for the
 //   second half; then the map replaces the old replica by the new one in place. With ScyllaDB's
-//   rules (ServerRules::tablet_stages) the stages of locator/tablets.cc: allow_write_both_read_old,
+//   rules (PlacementRules::stages) the stages of locator/tablets.cc: allow_write_both_read_old,
 //   write_both_read_old, streaming, write_both_read_new, use_new, cleanup (the fixed latency split
 //   in five equal parts around the streaming), the shards' slots freed when streaming ends.
 // - Streaming (streaming.cpp): size / stream_mb_s, or, with a streaming cost
-//   (ChangeSpec::stream_cost), streams paced chunk by chunk under per-node bandwidth and with CPU
+//   (PlacementSpec::stream_cost), streams paced chunk by chunk under per-node bandwidth and with CPU
 //   work on both tablet shards. A removed (dead) replica is rebuilt from every live replica.
 #include <algorithm>
 
@@ -51,7 +51,7 @@ void TabletPlacement::on_change(std::uint32_t idx) {
 
 void TabletPlacement::rebalance() {
   if (!resize_before_balancing()) return;  // a ready split or merge waits for the migrations in flight
-  const bool stages = core_.rules_.tablet_stages;
+  const bool stages = pr_.stages;
   // In flight for the balancer: with ScyllaDB's stages only the migrations that have not finished
   // streaming hold slots (service/tablet_allocator.cc is_streaming); the later ones count as done
   // (get_replicas_for_tablet_load: the new replica set), so the balancer sees a map where they are
@@ -64,13 +64,13 @@ void TabletPlacement::rebalance() {
       if (stages && m.stage > MigStage::Streaming) streamed = true;
       else running.push_back(m.m);
     }
-  const BalancerLimits limits{ch_.max_in_per_shard, ch_.max_out_per_shard};
+  const BalancerLimits limits{ps_.max_in_per_shard, ps_.max_out_per_shard};
   // The release's balancer rules (ServerRules); unspecified keeps the single-table defaults. The
   // table's tablets all have the current tablet size (tablet_mb(); only the Size goal reads it).
   BalancerOptions opts;
-  opts.goal = core_.rules_.tablet_goal;
-  opts.candidates = core_.rules_.tablet_candidates;
-  opts.intranode = core_.rules_.tablet_intranode;
+  opts.goal = pr_.goal;
+  opts.candidates = pr_.candidates;
+  opts.intranode = pr_.intranode;
   const std::uint64_t tablet_bytes = static_cast<std::uint64_t>(tablet_mb() * 1048576.0);
   std::vector<TabletMigration> plan;
   if (!streamed) {
@@ -87,8 +87,8 @@ void TabletPlacement::rebalance() {
     std::erase_if(plan, [&](const TabletMigration& p) { return tmig_[p.tablet] >= 0; });
   }
   const SimTime now = core_.now_;
-  const SimTime stream = static_cast<SimTime>(tablet_mb() / ch_.stream_mb_s * 1e9 + 0.5);
-  const SimTime latency = ch_.migration_latency;
+  const SimTime stream = static_cast<SimTime>(tablet_mb() / ps_.stream_mb_s * 1e9 + 0.5);
+  const SimTime latency = ps_.migration_latency;
   for (const TabletMigration& m : plan) {
     std::uint32_t slot = 0;
     while (slot < migs_.size() && migs_[slot].active) ++slot;
@@ -98,7 +98,7 @@ void TabletPlacement::rebalance() {
     if (stages) {
       migs_[slot] = {m, MigStage::AllowWriteBothReadOld, true};
       push(now + latency / 5, kMigration, slot);
-    } else if (ch_.stream_cost()) {
+    } else if (ps_.stream_cost()) {
       migs_[slot] = {m, MigStage::WriteBothReadOld, true};
       push(now + latency / 2, kMigration, slot);  // then the streams
     } else {
@@ -111,8 +111,8 @@ void TabletPlacement::rebalance() {
 void TabletPlacement::on_migration(std::uint32_t slot) {
   Migration& m = migs_[slot];
   const SimTime now = core_.now_;
-  const SimTime latency = ch_.migration_latency;
-  if (core_.rules_.tablet_stages) {
+  const SimTime latency = ps_.migration_latency;
+  if (pr_.stages) {
     // Five equal parts of the fixed latency: allow_write_both_read_old, write_both_read_old (each
     // ended by a barrier), then after streaming write_both_read_new, use_new, cleanup and
     // end_migration (service/topology_coordinator.cc: a barrier at each transition).
@@ -134,7 +134,7 @@ void TabletPlacement::on_migration(std::uint32_t slot) {
       case MigStage::Cleanup: break;  // end_migration below
     }
   } else if (m.stage == MigStage::WriteBothReadOld) {
-    if (ch_.stream_cost()) {
+    if (ps_.stream_cost()) {
       start_streaming(slot);
       return;
     }

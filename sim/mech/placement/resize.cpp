@@ -36,7 +36,7 @@ constexpr SimTime kLoadStatsRefresh = 60 * kSec;  // SS topology_coordinator.cc
 }
 
 void TabletPlacement::init_resize() {
-  trules_ = tablet_rules(server_rules(core_.sc_.nodes.server));
+  trules_ = tablet_rules(pr_);
   table_mb_ = core_.sc_.tablet_table_mb;
   tcount_start_ = tmap_.count();
   if (!trules_.resize_by_size) return;

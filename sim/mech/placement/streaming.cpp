@@ -2,13 +2,13 @@
 // fast, and the CPU it costs.
 // - Streams. A migration streams its tablet from the leaving replica to the pending one. A
 //   leaving replica on a dead node (removenode) is rebuilt from every live replica of the tablet:
-//   one stream from each. Before ScyllaDB's repair-based rebuild (ServerRules::rebuild_repair) each
+//   one stream from each. Before ScyllaDB's repair-based rebuild (PlacementRules::rebuild_repair) each
 //   sends the whole tablet (scylladb/scylladb service/storage_service.cc stream_tablet at
 //   scylla-2025.1.0: a range_streamer source per read_from replica); with it (rebuild_v2, stage
 //   rebuild_repair) each live replica reads its whole copy and the new replica receives the tablet
 //   once, a 1/k share from each of the k (locator/tablets.cc get_migration_streaming_info: read_from
 //   the live replicas, written_to them and the pending one).
-// - Without a streaming cost (ChangeSpec::stream_cost() false) the streaming lasts
+// - Without a streaming cost (PlacementSpec::stream_cost() false) the streaming lasts
 //   the tablet's size (tablet_mb(): the table's over the current count) / stream_mb_s, whatever
 //   the streams, and costs nothing else; its data counts as moving evenly over that time.
 // - With one, each stream moves in chunks. A chunk's pace is its size over the stream's rate: the
@@ -52,7 +52,7 @@ SimTime TabletPlacement::stream_time_at(NodeId n, SimTime t) const {
 void TabletPlacement::start_streaming(std::uint32_t slot) {
   Migration& m = migs_[slot];
   m.stage = MigStage::Streaming;
-  const ChangeSpec& ch = ch_;
+  const PlacementSpec& ch = ps_;
   const double size = tablet_mb();  // the current tablet's size: a split halves it
   std::array<TabletReplica, 64> src{};
   std::size_t k = 0;
@@ -80,7 +80,7 @@ void TabletPlacement::start_streaming(std::uint32_t slot) {
     st.src = src[i];
     st.dst = m.m.to;
     // Repair-based rebuild: each source reads its whole copy, the new replica gets 1/k from each.
-    const bool repair = rebuild && core_.rules_.rebuild_repair;
+    const bool repair = rebuild && pr_.rebuild_repair;
     st.net_mb = repair ? size / static_cast<double>(k) : size;
     st.left_mb = st.net_mb;
     const double read_mb = size;
@@ -128,7 +128,7 @@ std::vector<double> TabletPlacement::streamed_mb(bool sent) const {
 }
 
 void TabletPlacement::assign_stream_rates() {
-  const ChangeSpec& ch = ch_;
+  const PlacementSpec& ch = ps_;
   const double cap = ch.stream_mb_s;
   std::vector<std::uint32_t> live;
   for (std::uint32_t i = 0; i < streams_.size(); ++i)
@@ -232,8 +232,8 @@ void TabletPlacement::streaming_done(std::uint32_t slot) {
   Migration& m = migs_[slot];
   m.streams_left = 0;
   m.stage = MigStage::WriteBothReadNew;
-  const SimTime latency = ch_.migration_latency;
-  if (core_.rules_.tablet_stages) {
+  const SimTime latency = ps_.migration_latency;
+  if (pr_.stages) {
     push(core_.now_ + latency / 5, kMigration, slot);
     rebalance();  // the migration's slots are free: the balancer may start others now
   } else {

@@ -24,12 +24,13 @@
 namespace lbsim {
 
 TabletPlacement::TabletPlacement(Core& core, std::uint16_t id)
-    : Placement(core, id), ch_(core.sc_.changes), balancer_rng_(core.root_.fork("balancer")) {
+    : Placement(core, id), ch_(core.sc_.changes),
+      ps_(*core.sc_.mech.get<PlacementSpec>(MechSpecs::k_placement)), pr_(placement_rules(core.sc_.nodes.server)), balancer_rng_(core.root_.fork("balancer")) {
   const std::size_t n = core.n_;
   left_.assign(n, 0);
   bnodes_.assign(n, BalancerNode{});
   for (NodeId i = 0; i < n; ++i) bnodes_[i].shards = i < initial_ ? core.sc_.nodes.shards : 0;
-  stream_report_ = ch_.any() && (core.rules_.tablet_stages || ch_.stream_cost());
+  stream_report_ = ch_.any() && (pr_.stages || ps_.stream_cost());
   if (stream_report_) {
     node_streams_.assign(n, 0);
     node_stream_time_.assign(n, 0);

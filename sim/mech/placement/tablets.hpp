@@ -16,6 +16,8 @@
 #include "sim/core/rng.hpp"
 #include "sim/engine/model_spec.hpp"
 #include "sim/mech/placement/placement.hpp"
+#include "sim/mech/placement/placement_rules.hpp"
+#include "sim/mech/placement/placement_spec.hpp"
 
 namespace lbsim {
 
@@ -111,7 +113,7 @@ class TabletPlacement final : public Placement {
   SimTime stream_time_at(NodeId n, SimTime t) const;
   // MB each node has sent (sent) or received so far, a fixed-time stream's counted pro rata.
   std::vector<double> streamed_mb(bool sent) const;
-  // resize.cpp: the table's splits and merges under the release's rules (ServerRules tablet_*;
+  // resize.cpp: the table's splits and merges under the release's rules (PlacementRules;
   // configs/README.md "Tablet count, split and merge by release").
   void init_resize();
   // Called by rebalance() before it plans migrations: updates the resize decision, finalizes a
@@ -122,7 +124,9 @@ class TabletPlacement final : public Placement {
   void drop_cached_entry(std::uint32_t tablet);  // the driver deletes the cache entry covering it
   double tablet_mb() const;                      // one tablet's data (the table's over the count)
 
-  const ChangeSpec& ch_;
+  const ChangeSpec& ch_;      // the topology changes
+  const PlacementSpec& ps_;   // what moving data costs
+  const PlacementRules pr_;   // the release's rules
   std::size_t stride_ = 0;             // replicas per tablet
   TabletMap tmap_;                     // system.tablets replicas (the old set while a tablet moves)
   std::vector<NodeId> thosts_;         // tmap_'s hosts, tablet-major

@@ -12,6 +12,7 @@
 #include <algorithm>
 
 #include "sim/engine/sim_impl.hpp"
+#include "sim/mech/placement/placement_spec.hpp"
 
 namespace lbsim {
 
@@ -91,7 +92,7 @@ void VnodeChanges::start_change(std::uint32_t idx) {
   }
   pring_ = member_ring(members_);
   streaming_ = true;
-  push(core_.now_ + core_.sc_.changes.streaming, kChangeDone, idx);
+  push(core_.now_ + core_.sc_.mech.get<PlacementSpec>(MechSpecs::k_placement)->streaming, kChangeDone, idx);
 }
 
 void VnodeChanges::on_change_done(std::uint32_t idx) {

@@ -72,7 +72,7 @@ double weighted_median(std::vector<Sample> s) {
 }  // namespace
 
 std::unique_ptr<Mechanism> make_snitch(Snitch::Core& core, std::uint16_t id) {
-  if (!core.sc_.nodes.mech.get<SnitchSpec>(MechSpecs::k_snitch)) return nullptr;
+  if (!core.sc_.mech.get<SnitchSpec>(MechSpecs::k_snitch)) return nullptr;
   return std::make_unique<Snitch>(core, id);
 }
 
@@ -93,7 +93,7 @@ Snitch::Snitch(Core& core, std::uint16_t id) : core_(core), id_(id), rng_(core.r
   }
 }
 
-const SnitchSpec& Snitch::spec() const { return *core_.sc_.nodes.mech.get<SnitchSpec>(MechSpecs::k_snitch); }
+const SnitchSpec& Snitch::spec() const { return *core_.sc_.mech.get<SnitchSpec>(MechSpecs::k_snitch); }
 
 void Snitch::start() {
   const SnitchSpec& b = spec();

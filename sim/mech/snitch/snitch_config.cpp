@@ -12,8 +12,8 @@
 // 4.1 and 5.0: not checked at those tags (configs/README.md).
 #include <fmt/format.h>
 
+#include "sim/config/mech_spec_input.hpp"
 #include "sim/config/scenario.hpp"
-#include "sim/config/scenario_parts.hpp"
 #include "sim/mech/snitch/snitch_spec.hpp"
 
 namespace lbsim {
@@ -33,16 +33,17 @@ bool snitch_default(ServerRelease r, SnitchSpec& out) {
 }
 }  // namespace
 
-void parse_snitch_spec(const Object& o, NodeModelSpec& s) {
+void parse_snitch_spec(const MechSpecInput& in, MechSpecs& out) {
+  const jsonin::Object& o = in.cluster;
   SnitchSpec b;
-  bool on = snitch_default(s.server, b);
+  bool on = snitch_default(in.nodes.server, b);
   const Json* j = o.find("dynamic_snitch");
   if (j != nullptr) {
     const std::string path = o.path_of("dynamic_snitch");
     if (!on)
       jsonin::fail(path, fmt::format("is a Cassandra option; cluster.server '{}' has no dynamic snitch (valid with: "
                                      "cassandra-3.11, cassandra-4.1, cassandra-5.0)",
-                                     server_rules(s.server).name));
+                                     server_rules(in.nodes.server).name));
     if (!j->is_object()) {
       on = jsonin::as_bool(*j, path);
     } else {
@@ -52,17 +53,19 @@ void parse_snitch_spec(const Object& o, NodeModelSpec& s) {
       b.badness = so.number("badness_threshold", 0, 1000, b.badness);
     }
   }
-  if (on) s.mech.set(MechSpecs::k_snitch, b);
-  else s.mech.clear(MechSpecs::k_snitch);
+  if (on) out.set(MechSpecs::k_snitch, b);
+  else out.clear(MechSpecs::k_snitch);
 }
 
-const std::vector<std::string>& snitch_spec_keys() {
-  static const std::vector<std::string> keys{"dynamic_snitch"};
+const std::vector<MechKey>& snitch_spec_keys() {
+  static const std::vector<MechKey> keys{{MechSection::Cluster, "dynamic_snitch"}};
   return keys;
 }
 
+void snitch_spec_check(const Scenario&) {}
+
 void snitch_warmup(const Scenario& sc, SimTime end, std::vector<std::string>& out) {
-  const SnitchSpec* b = sc.nodes.mech.get<SnitchSpec>(MechSpecs::k_snitch);
+  const SnitchSpec* b = sc.mech.get<SnitchSpec>(MechSpecs::k_snitch);
   auto format_seconds = [](SimTime t) { return fmt::format("{:.6g} s", to_sec(t)); };
   if (b && end < b->update)
     out.push_back(fmt::format(

@@ -1,5 +1,5 @@
-// The table option speculative_retry on the coordinator (cluster.speculative_retry; the rules are
-// NodeModelSpec's SpecRetrySpec and ServerRules::spec_threshold in sim/engine/model_spec.hpp), a
+// The table option speculative_retry on the coordinator (cluster.speculative_retry; the spec and
+// its release rules are SpecRetrySpec in spec_retry_spec.hpp, parsed by spec_retry_config.cpp), a
 // mechanism of the engine (sim/engine/mechanism.hpp).
 //
 // A read is sent to the replicas its consistency level needs, closest first; when the replica
@@ -57,19 +57,19 @@ double percentile_us(const std::vector<double>& counts, double total, double p) 
 }  // namespace
 
 std::unique_ptr<Mechanism> make_spec_retry(SpecRetry::Core& core, std::uint16_t id) {
-  if (core.sc_.nodes.speculative_retry.mode == SpecRetryMode::None) return nullptr;
+  if (!core.sc_.mech.get<SpecRetrySpec>(MechSpecs::k_spec_retry)) return nullptr;
   return std::make_unique<SpecRetry>(core, id);
 }
 
 SpecRetry::SpecRetry(Core& core, std::uint16_t id)
-    : core_(core), id_(id), mode_(core.sc_.nodes.speculative_retry.mode) {
+    : core_(core), id_(id), spec_(*core.sc_.mech.get<SpecRetrySpec>(MechSpecs::k_spec_retry)), mode_(spec_.mode) {
   // split keeps the spare of the modes that wait for a threshold.
   if (mode_ == SpecRetryMode::Fixed || mode_ == SpecRetryMode::Percentile) core.crs_.add_column(extra_, NodeId{0});
   if (mode_ == SpecRetryMode::Percentile) {
     nodes_.resize(core.n_);
     // ScyllaDB's estimated_histogram holds 90 buckets (utils/estimated_histogram.hh default);
     // Cassandra's decaying reservoir 164.
-    const std::size_t buckets = core.rules_.spec_threshold == SpecThreshold::ScyllaLazy ? 90 : 164;
+    const std::size_t buckets = spec_.threshold == SpecThreshold::ScyllaLazy ? 90 : 164;
     for (Node& s : nodes_) s.counts.assign(buckets, 0.0);
     core.hooks_.read_done.add(this, [](void* s, std::uint32_t cr) { static_cast<SpecRetry*>(s)->record(cr); });
   }
@@ -83,8 +83,8 @@ SpecRetry::SpecRetry(Core& core, std::uint16_t id)
 
 void SpecRetry::refresh(Node& s) const {
   const SimTime now_ = core_.now_;
-  const double p = core_.sc_.nodes.speculative_retry.percentile;
-  if (core_.rules_.spec_threshold == SpecThreshold::ScyllaLazy) {
+  const double p = spec_.percentile;
+  if (spec_.threshold == SpecThreshold::ScyllaLazy) {
     // On use, when more than 1 s has passed since the last computation (lowres_clock).
     if (s.computed && now_ - s.refreshed <= 1'000'000'000) return;
     s.computed = true;
@@ -120,7 +120,7 @@ void SpecRetry::refresh(Node& s) const {
 }
 
 SimTime SpecRetry::threshold(NodeId coordinator) {
-  const SpecRetrySpec& r = core_.sc_.nodes.speculative_retry;
+  const SpecRetrySpec& r = spec_;
   if (r.mode == SpecRetryMode::Fixed) return r.fixed;
   Node& s = nodes_[coordinator];
   refresh(s);
@@ -135,7 +135,7 @@ void SpecRetry::record(std::uint32_t cr) {
   const Core::CoordReq& c = core_.crs_[cr];
   if (!c.success && c.error != ErrorKind::ReadTimeout) return;
   Node& s = nodes_[c.node];
-  if (core_.rules_.spec_threshold == SpecThreshold::CassandraPeriodic) refresh(s);  // the task runs on its own clock
+  if (spec_.threshold == SpecThreshold::CassandraPeriodic) refresh(s);  // the task runs on its own clock
   const double us = static_cast<double>(core_.now_ - (c.deadline - core_.request_timeout(c.kind))) / 1e3;
   const auto& off = spec_offsets();
   const auto it = std::lower_bound(off.begin(), off.begin() + static_cast<std::ptrdiff_t>(s.counts.size()), us);
@@ -192,7 +192,7 @@ void SpecRetry::on_event(std::uint16_t, std::uint32_t) {
 
 void SpecRetry::collect(RunResult& r) const {
   SpecRetryResult s;
-  s.option = core_.sc_.nodes.speculative_retry.option;
+  s.option = spec_.option;
   s.reads = reads_;
   for (Node n : nodes_) {  // a copy: the threshold a read would find at the end, state untouched
     refresh(n);

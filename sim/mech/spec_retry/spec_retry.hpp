@@ -16,6 +16,7 @@
 #include "sim/engine/hooks.hpp"
 #include "sim/engine/mechanism.hpp"
 #include "sim/engine/model_spec.hpp"
+#include "sim/mech/spec_retry/spec_retry_spec.hpp"
 #include "sim/engine/simulation.hpp"
 #include "sim/engine/slab.hpp"
 
@@ -63,6 +64,7 @@ class SpecRetry final : public Mechanism {
 
   Core& core_;
   std::uint16_t id_;
+  const SpecRetrySpec& spec_;
   SpecRetryMode mode_;
   std::vector<Node> nodes_;  // per coordinator (percentile modes)
   Column<NodeId> extra_;     // per request slot (a column of the core's crs_): its spare (threshold modes)
