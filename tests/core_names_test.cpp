@@ -84,6 +84,48 @@ TEST(CoreNames, TheCoreFilesNameNoOptionalMechanism) {
   EXPECT_TRUE(hits.empty()) << "the core names a mechanism:\n" << all;
 }
 
+// The names of a list's entries: NAME(x) lines of sim/mech/<file> for each macro in `macros`.
+std::vector<std::string> listed(const std::string& file, const std::vector<std::string>& macros) {
+  std::vector<std::string> out;
+  const std::string code = code_of(testing_files::slurp(fs::path(LBSIM_SOURCE_DIR) / "sim" / "mech" / file));
+  for (const std::string& m : macros) {
+    const std::regex re(m + R"(\((\w+)\))");
+    for (auto it = std::sregex_iterator(code.begin(), code.end(), re); it != std::sregex_iterator(); ++it)
+      out.push_back((*it)[1].str());
+  }
+  return out;
+}
+
+// Adding a mechanism is its folder plus one line of the ordered list (issue 45): every folder of
+// sim/mech/ is listed in mechanisms.inc and holds its README and its core-harness and scenario
+// tests; every mechanism of specs.inc keeps its spec and parser in its folder.
+TEST(CoreNames, EveryMechanismIsAListedFolderWithItsReadmeTestsAndSpec) {
+  const fs::path mech = fs::path(LBSIM_SOURCE_DIR) / "sim" / "mech";
+  const auto made = listed("mechanisms.inc", {"LBSIM_MECHANISM", "LBSIM_MECHANISM_BEFORE_POLICIES"});
+  const auto specs = listed("specs.inc", {"LBSIM_MECHANISM_SPEC"});
+  EXPECT_EQ(made.size(), 8u);
+  EXPECT_EQ(specs.size(), 7u);  // all but replica_map, which has no scenario key of its own
+  std::vector<std::string> folders;
+  for (const auto& e : fs::directory_iterator(mech))
+    if (e.is_directory()) folders.push_back(e.path().filename().string());
+  std::sort(folders.begin(), folders.end());
+  std::vector<std::string> sorted = made;
+  std::sort(sorted.begin(), sorted.end());
+  EXPECT_EQ(folders, sorted);
+  for (const std::string& m : made) {
+    for (const std::string& f : {std::string("README.md"), m + ".cpp", m + "_core_test.cpp"})
+      EXPECT_TRUE(fs::exists(mech / m / f)) << m << ": " << f;
+    bool scenario_test = false;
+    for (const auto& e : fs::directory_iterator(mech / m))
+      scenario_test = scenario_test || e.path().filename().string().ends_with("_scenarios_test.cpp");
+    EXPECT_TRUE(scenario_test) << m;
+  }
+  for (const std::string& m : specs) {
+    EXPECT_NE(std::find(made.begin(), made.end(), m), made.end()) << m;
+    for (const std::string& f : {m + "_spec.hpp", m + "_config.cpp"}) EXPECT_TRUE(fs::exists(mech / m / f)) << m << ": " << f;
+  }
+}
+
 TEST(CoreNames, TheScanSeesCodeButNotCommentsOrStrings) {
   EXPECT_EQ(hits_in("x", "int a; // the tablet map\nconst char* s = \"hwlb\"; /* snitch */\n").size(), 0u);
   const auto h = hits_in("x", "// ok\nbool tablets_ = false;\n");
