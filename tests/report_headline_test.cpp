@@ -4,6 +4,7 @@
 // fit long names and show the shared generator's cost only for policies that draw from one.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <sstream>
 
@@ -193,6 +194,36 @@ TEST(ReportText, SharedGeneratorCostOnlyWhereAPolicyDrawsFromOne) {
   std::ostringstream run2;
   print_run(run2, shared);
   EXPECT_NE(run2.str().find("shared generator 0.250 s"), std::string::npos) << run2.str();
+}
+
+// Issue 45: a mechanism writes a report section of its own (RunResult::mechanism_sections) without
+// a shared file: its JSON becomes a key after "cache" and before "timeline", in the order the
+// mechanisms added them, and its text lines follow the text report's cache block. Without any, the
+// report is what it was (the goldens hold that).
+TEST(ReportSections, AMechanismsOwnSectionReachesTheJsonAndTextReports) {
+  using OJ = nlohmann::ordered_json;
+  RunResult r = run_of("random");
+  const OJ before = report_json_stable(r);
+  r.mechanism_sections.push_back({"first_mech", {{"reads", 12}, {"share", 0.25}}, {"first mech: 12 reads"}});
+  r.mechanism_sections.push_back({"second_mech", {{"events", OJ::array({1, 2})}}, {"second mech: 2 events", "x"}});
+  const OJ j = report_json_stable(r);
+  ASSERT_TRUE(j.contains("first_mech"));
+  EXPECT_EQ(j["first_mech"]["reads"].get<int>(), 12);
+  EXPECT_DOUBLE_EQ(j["first_mech"]["share"].get<double>(), 0.25);
+  EXPECT_EQ(j["second_mech"]["events"].size(), 2u);
+  std::vector<std::string> keys;
+  for (const auto& [k, v] : j.items()) keys.push_back(k);
+  const auto at = [&](const std::string& k) { return std::find(keys.begin(), keys.end(), k) - keys.begin(); };
+  EXPECT_EQ(at("second_mech"), at("first_mech") + 1);
+  EXPECT_EQ(at("timeline"), at("second_mech") + 1);
+  EXPECT_EQ(keys.size(), before.size() + 2);
+  std::ostringstream text;
+  print_run(text, r);
+  const std::string t = text.str();
+  const auto first = t.find("first mech: 12 reads\n"), second = t.find("second mech: 2 events\nx\n");
+  ASSERT_NE(first, std::string::npos) << t;
+  ASSERT_NE(second, std::string::npos) << t;
+  EXPECT_LT(first, second);
 }
 
 }  // namespace

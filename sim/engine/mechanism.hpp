@@ -15,7 +15,9 @@
 // - on_event(sub, arg): each of its kMech events (Core::push_mech), in time order;
 // - window_open() / window_close(): the measurement window's edges, right after the core took its
 //   node snapshots (snap_start_ / snap_end_), which a mechanism may correct (the cache's disks);
-// - collect(): its part of the run's result, after the core's (the nodes' rows exist);
+// - collect(): its part of the run's result, after the core's (the nodes' rows exist): a typed
+//   field of RunResult that other commands read (compare, aggregate, HTML), or a report section of
+//   its own in RunResult::mechanism_sections, JSON and text, which needs no shared file;
 // - streams(): its named random streams, for the event digest's draw counts.
 #pragma once
 #include <cstdint>

@@ -263,6 +263,16 @@ struct RunResult {
   std::optional<SpecRetryResult> speculative_retry;
   std::optional<ReplicaMapResult> replica_map;
   std::optional<DetectionResult> detection;  // faults.driver_detection "driver" only
+  // Report sections that a mechanism writes itself (Mechanism::collect), without a typed field
+  // here: each becomes the report's key `key` (after "cache", in the order of
+  // sim/mech/mechanisms.inc) and its text lines follow the text report's cache block. A new
+  // mechanism's section needs no shared file.
+  struct Section {
+    std::string key;
+    nlohmann::ordered_json json;
+    std::vector<std::string> text;
+  };
+  std::vector<Section> mechanism_sections;
   std::vector<LoaderResult> loaders;  // `clients` only; empty with one client
   EngineResult engine;
   std::vector<std::string> warnings;

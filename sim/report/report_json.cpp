@@ -275,6 +275,7 @@ OJ report_json_stable(const RunResult& r) {
                   {"miss_overcommit", round_to(r.cache->miss_overcommit, 6)},
                   {"keys_cached", r.cache->keys_cached},
                   {"copies_per_key", round_to(r.cache->copies_per_key, 6)}};
+  for (const RunResult::Section& s : r.mechanism_sections) j[s.key] = s.json;  // the mechanisms' own
   j["timeline"] = {{"interval_s", round_to(iv, 9)}};
   if (!r.events.empty()) {
     // Faults and topology changes at their scenario times (points' t_s count from the window start).

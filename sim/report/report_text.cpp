@@ -193,6 +193,8 @@ void print_run(std::ostream& out, const RunResult& r) {
         out << fmt::format("{:<10} {:>8.1f}% {:>12} {:>11.1f}%\n", n.id, 100 * n.cache->hit_rate,
                            grouped(n.cache->misses_per_s), 100 * n.cache->disk_utilization);
   }
+  for (const RunResult::Section& s : r.mechanism_sections)  // the mechanisms' own (RunResult::Section)
+    for (const std::string& line : s.text) out << line << '\n';
   // Tablet streaming per node in the window (nodes that streamed only).
   std::string streaming;
   for (const auto& n : r.nodes)
