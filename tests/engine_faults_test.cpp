@@ -1,6 +1,8 @@
 // Conservation of operations and the fault, retry, detection, timeout and speculative paths.
 #include <gtest/gtest.h>
 
+#include <cstdio>
+
 #include "sim/report/report_json.hpp"
 #include "sim_test_util.hpp"
 
@@ -111,6 +113,62 @@ TEST(EngineFaults, NoHostAvailableWhenTheWholeLocalDcIsDown) {
   // the client and then find no host either; every operation fails.
   EXPECT_EQ(r.measured_errors(), 1000u);
   EXPECT_GE(errors_of(r, ErrorKind::NoHostAvailable), 996u);
+}
+
+// The Node.js driver keeps a timed-out request's stream id until an answer frees it, so the request
+// stays in its host's in-flight count (datastax/nodejs-driver lib/connection.js getInFlight, which
+// lib/policies/load-balancing.js compares). Measured through lbsim serve against cassandra-driver
+// 4.10 (tests/serve_faults_test.cpp): for a node silent from 3 s, with heartbeat and read timeout at
+// 1 s, the driver stopped writing to it once its requests hung, so its write-idle heartbeat fired
+// and the driver marked it down at 5.05 to 5.30 s. Before lbsim kept timed-out requests in flight,
+// its model went back to the node and never marked it down.
+TEST(EngineFaults, NodeJsTimedOutRequestsStayInFlightSoASilentNodesHeartbeatFires) {
+  const Scenario sc = load_scenario(
+      std::string(LBSIM_SOURCE_DIR) + "/configs/serve.json",
+      {R"(faults.events=[{"at_s": 3, "node": "n2", "kind": "down", "duration_s": 5}])", "faults.driver_detection=driver",
+       R"(faults.heartbeat={"interval_ms": 1000, "timeout_ms": 1000})", "timeouts.client_ms=1000",
+       "client.rate_ops_s=500", R"(workload.mix={"read": 1})", "workload.ops=3500"});
+  const RunResult r = run_simulation(sc, *sc.find_policy("nodejs"), sc.seed);
+  ASSERT_TRUE(r.detection.has_value());
+  double down = -1;
+  std::string by;
+  for (const auto& e : r.detection->events)
+    if (e.node == "n2" && !e.up && down < 0) down = e.at_s, by = e.by;
+  EXPECT_EQ(by, "heartbeat");
+  // The last write to n2 just after 3 s, the idle heartbeat 1 s later, its timeout 1 s after that.
+  EXPECT_GE(down, 5.0);
+  EXPECT_LE(down, 5.5);
+  std::printf("Node.js model, silent n2 from 3 s: marked down at %.3f s by %s (cassandra-driver 4.10: 5.05-5.30 s)\n",
+              down, by.c_str());
+}
+
+// A late answer frees the in-flight place of its timed-out request: n2 pauses for 1.5 s (its
+// requests time out on the client after 300 ms and stay in flight, so the power of two choices
+// leaves it), then answers them all; from then on it takes its share again. Were the places not
+// freed, n2 would stay at 64 in flight and get almost nothing after the pause.
+TEST(EngineFaults, NodeJsLateAnswersFreeTheirInFlightPlaces) {
+  const Scenario sc = load_scenario(
+      std::string(LBSIM_SOURCE_DIR) + "/configs/serve.json",
+      {R"(faults.events=[{"at_s": 2, "node": "n2", "kind": "pause", "duration_s": 1.5}])", "timeouts.client_ms=300",
+       "client.rate_ops_s=2000", R"(workload.mix={"read": 1})", "workload.ops=12000", "report.timeline_interval_s=0.5"});
+  const RunResult r = run_simulation(sc, *sc.find_policy("nodejs"), sc.seed);
+  const double iv = to_sec(r.timeline.interval());
+  ASSERT_DOUBLE_EQ(iv, 0.5);
+  const double origin = to_sec(r.window_start);
+  double during = 0, during_all = 0, after = 0, after_all = 0;
+  for (std::size_t i = 0; i < r.timeline.points().size(); ++i) {
+    const double t = origin + static_cast<double>(i) * iv;
+    double all = 0;
+    for (std::uint64_t v : r.timeline.node_ops(i)) all += static_cast<double>(v);
+    const double n2 = static_cast<double>(r.timeline.node_ops(i)[1]);
+    if (t >= 2.5 && t + iv <= 3.5) during += n2, during_all += all;
+    if (t >= 4.0 && t + iv <= 5.5) after += n2, after_all += all;
+  }
+  ASSERT_GT(during_all, 0);
+  ASSERT_GT(after_all, 0);
+  std::printf("n2's share of coordinators: %.4f while paused, %.4f after it\n", during / during_all, after / after_all);
+  EXPECT_LT(during / during_all, 0.02);  // hung: out of the choices
+  EXPECT_GT(after / after_all, 0.10);    // back (one of five coordinators: 0.2 by symmetry)
 }
 
 TEST(EngineFaults, PauseStallsTheNodeForItsDuration) {

@@ -65,6 +65,10 @@ struct alignas(32) Attempt {
   std::uint32_t conn = kNoConn;  // index into conns_ (kNoConn without a connection model)
   std::uint16_t shard = 0;       // the shard the request is sent to (its connection's)
   bool alive = false;
+  // Ended by its client timeout, yet still in flight on its host and connection until its late
+  // answer or its connection's close (Loader::lingers); its slot is held until then, and `op`
+  // then holds its loader's index (the operation may have ended and its slot been reused).
+  bool lingering = false;
 };
 static_assert(sizeof(Attempt) == 32);
 // One cache line, aligned (issue 14): at 10,000 client threads a request is read cold when its

@@ -24,7 +24,7 @@ void Simulation::Impl::check_invariants([[maybe_unused]] bool full) const {
     alive += ops_[i].alive;
   }
   LBSIM_DCHECK(open_ops == in_flight_, "in-flight count != operations in flight");
-  LBSIM_DCHECK(alive == attempts_.live(), "attempts alive per operation != attempts in flight");
+  LBSIM_DCHECK(alive + lingering_ == attempts_.live(), "attempts alive per operation != attempts in flight");
   std::int64_t host_in_flight = 0;
   for (std::size_t l = 0; l < loaders_.size(); ++l) {
     const policy::ClusterView& v = *loaders_[l]->view;

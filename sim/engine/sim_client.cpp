@@ -205,20 +205,46 @@ void Simulation::Impl::arm(std::uint32_t which) {
 }
 
 template <bool H>
-void Simulation::Impl::end_attempt(std::uint32_t a, ResponseKind kind) {
+void Simulation::Impl::end_attempt(std::uint32_t a, ResponseKind kind, bool linger) {
   Attempt& at = attempts_[a];
   LBSIM_DCHECK(at.alive, "an attempt ended twice");
   LBSIM_DCHECK(ops_[at.op].alive > 0 && loader_of(at.op).view->in_flight(at.host) > 0,
                "in-flight attempt count would go negative");
   at.alive = false;
   attempt_live_[a] = kDeadTag;
-  if (at.conn != kNoConn) --conns_[at.conn].in_flight;
   Loader& L = loader_of(at.op);
-  L.view->add_in_flight(at.host, at.shard, -1);
+  if (!linger) {
+    if (at.conn != kNoConn) --conns_[at.conn].in_flight;
+    L.view->add_in_flight(at.host, at.shard, -1);
+  }
   L.policy->on_response(at.host, now_, now_ - at.sent, kind);
   if (H && !hooks_.attempt_ended.empty()) [[unlikely]] hooks_.attempt_ended.fire(a, kind);
   --ops_[at.op].alive;
+  if (!linger) {
+    attempts_.release(a);
+    return;
+  }
+  at.lingering = true;
+  at.op = op_loader(at.op);
+  ++lingering_;
+}
+
+void Simulation::Impl::release_lingering(std::uint32_t a) {
+  Attempt& at = attempts_[a];
+  LBSIM_DCHECK(at.lingering && lingering_ > 0, "a lingering attempt released twice");
+  if (at.conn != kNoConn) --conns_[at.conn].in_flight;
+  loaders_[at.op]->view->add_in_flight(at.host, at.shard, -1);
+  at.lingering = false;
+  --lingering_;
   attempts_.release(a);
+}
+
+void Simulation::Impl::release_lingering_on(NodeId n, std::size_t loader) {
+  if (lingering_ == 0) return;
+  for (std::uint32_t a = 0; a < attempt_live_.size(); ++a) {
+    const Attempt& at = attempts_[a];
+    if (at.lingering && at.host == n && (loader == kAllLoaders || at.op == loader)) release_lingering(a);
+  }
 }
 
 void Simulation::Impl::after_failure(std::uint32_t id, ErrorKind error, bool retryable, bool unavailable) {
@@ -298,7 +324,10 @@ void Simulation::Impl::on_client_response(std::uint32_t cr) {
   const bool current = attempts_[a].gen == c.attempt_gen && attempts_[a].alive;
   if (H) hooks_.answer_read.fire(c.node, !current);  // the connection read something (late: after its client timeout)
   if (H) hooks_.answer_received.fire(cr);  // the answer reaches its driver (hooks.hpp), late or not
+  // A late answer frees the stream id of an attempt that lingered after its client timeout.
+  const bool frees = !current && attempts_[a].lingering && attempts_[a].gen == c.attempt_gen;
   release_cr_if_idle(cr);
+  if (frees) [[unlikely]] release_lingering(a);
   if (!current) return;  // the attempt already timed out on the client
   const std::uint32_t id = attempts_[a].op;
   const NodeId host = attempts_[a].host;
@@ -360,7 +389,7 @@ void Simulation::Impl::on_timer(std::uint32_t which) {
       if (at.gen != e.gen || !at.alive) continue;
       const std::uint32_t id = at.op;
       const NodeId host = at.host;
-      end_attempt(e.id, ResponseKind::ClientTimeout);  // a driver-side timeout (policy.hpp)
+      end_attempt(e.id, ResponseKind::ClientTimeout, loader_of(id).lingers);  // a driver-side timeout (policy.hpp)
       hooks_.client_timeout.fire(host);  // Node.js: too many timed-out requests remove the connection
       Op& op = ops_[id];
       if (op.done) maybe_free_op(id);
@@ -396,6 +425,7 @@ void Simulation::Impl::warn_late_hung() {
 // detection), or the cluster's event said so.
 void Simulation::Impl::driver_mark_down(NodeId n, const char* by) {
   if (!view_.is_up(n)) return;
+  release_lingering_on(n, 0);  // its connections are closed or defunct: their stream ids are free
   view_.set_up(n, false);
   policy_->on_down(n);
   hooks_.driver_down.fire(n, by);
@@ -412,6 +442,7 @@ void Simulation::Impl::driver_mark_down(NodeId n, const char* by) {
 // left to its client timeout: approximate, it is a few microseconds' worth of requests.
 void Simulation::Impl::close_connections(NodeId n) {
   driver_mark_down(n, "connection");
+  release_lingering_on(n, kAllLoaders);
   for (const auto& L : loaders_) {  // every loader's connections to the node close with it
     if (!L->view->is_up(n)) continue;  // loader 0's view, when driver_mark_down marked it
     L->view->set_up(n, false);
@@ -443,8 +474,8 @@ template bool Simulation::Impl::send_attempt<false>(std::uint32_t, bool, policy:
 template bool Simulation::Impl::send_attempt<true>(std::uint32_t, bool, policy::HostId, bool);
 template void Simulation::Impl::on_client_response<false>(std::uint32_t);
 template void Simulation::Impl::on_client_response<true>(std::uint32_t);
-template void Simulation::Impl::end_attempt<false>(std::uint32_t, ResponseKind);
-template void Simulation::Impl::end_attempt<true>(std::uint32_t, ResponseKind);
+template void Simulation::Impl::end_attempt<false>(std::uint32_t, ResponseKind, bool);
+template void Simulation::Impl::end_attempt<true>(std::uint32_t, ResponseKind, bool);
 template void Simulation::Impl::on_decoded<false>(std::uint32_t);
 template void Simulation::Impl::on_decoded<true>(std::uint32_t);
 

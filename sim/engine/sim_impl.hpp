@@ -137,7 +137,17 @@ struct Simulation::Impl {
   }
   template <bool H = true> void on_client_response(std::uint32_t cr);
   void on_timer(std::uint32_t which);
-  template <bool H = true> void end_attempt(std::uint32_t a, policy::ResponseKind kind);
+  // `linger`: a client timeout under Loader::lingers: the attempt ends for its operation and the
+  // policy, but stays in its host's and connection's in-flight counts (release_lingering).
+  template <bool H = true> void end_attempt(std::uint32_t a, policy::ResponseKind kind, bool linger = false);
+  // A lingering attempt's late answer came, or its connection closed: it leaves the in-flight
+  // counts and its slot is freed.
+  void release_lingering(std::uint32_t a);
+  // Every lingering attempt of loader `loader`'s driver to host n (its connections closed or the
+  // driver gave up on them); every loader's when loader is kAllLoaders.
+  static constexpr std::size_t kAllLoaders = ~std::size_t{0};
+  void release_lingering_on(NodeId n, std::size_t loader);
+  std::uint64_t lingering_ = 0;  // attempts lingering now (0: nothing to scan)
   void after_failure(std::uint32_t op, ErrorKind error, bool retryable, bool unavailable);
   void fail_or_restart(std::uint32_t op, ErrorKind error);  // cassandra-stress -errors retries=N
   void restart_op(std::uint32_t op);
@@ -437,6 +447,12 @@ struct Simulation::Impl {
     std::unique_ptr<ClientCpu> own_cpu;
     Rng own_policy_rng, own_plan_rng, own_arrival_rng, own_think_rng, own_cost_rng;
     bool open = false;               // open loop (a rate, or the one client's open-loop trace)
+    // Its driver keeps a timed-out request in flight until an answer frees its stream id, and its
+    // policy reads in-flight counts: Node.js (datastax/nodejs-driver lib/connection.js:
+    // getInFlight() is _streamIds.inUse, and a stream id is freed only by a response or the
+    // connection's close; lib/policies/load-balancing.js _getInFlight reads it). Measured against
+    // cassandra-driver 4.10 through lbsim serve (docs/fidelity.md).
+    bool lingers = false;
     std::uint32_t first_thread = 0;  // closed loop: threads [first_thread, first_thread + spec->threads)
     std::uint64_t in_flight = 0;     // its operations outstanding (open loop: max_in_flight)
     // The measurement window's figures of this loader; the run's by_op is their sum (close_window).

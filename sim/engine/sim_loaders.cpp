@@ -8,6 +8,15 @@
 
 namespace lbsim {
 
+namespace {
+// The driver whose policy `spec` is (policies/registry.hpp); Java 3.x for an unknown type.
+policy::Driver driver_of(const jsonin::Json& spec) {
+  const auto* t = spec.is_object() && spec.contains("type") && spec["type"].is_string() ? &spec["type"] : nullptr;
+  const policy::PolicyInfo* info = t ? policy::Registry::instance().find(t->get<std::string>()) : nullptr;
+  return info ? info->driver : policy::Driver::Java3;
+}
+}  // namespace
+
 void Simulation::Impl::init_loaders() {
   ops_.add_column(op_loader_, std::uint8_t{0});
   crs_.add_column(cr_loader_, std::uint8_t{0});
@@ -55,6 +64,7 @@ void Simulation::Impl::init_loaders() {
       L->policy->init(*L->view, L->own_policy_rng);
       exact_in_flight_ = exact_in_flight_ || L->policy->reads_in_flight();
     }
+    L->lingers = driver_of(pe.spec) == policy::Driver::NodeJs && L->policy->reads_in_flight();
     L->first_thread = thread;
     if (!L->open) {
       thread += spec.threads;

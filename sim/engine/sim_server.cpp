@@ -514,8 +514,10 @@ void Simulation::Impl::on_detect(std::uint32_t idx) {
   }
   // A joining node enters the driver's metadata before its UP reaches the policy; a leaving one
   // leaves it after its DOWN (ClusterView::is_known).
-  auto learn = [&](policy::ClusterView& view, policy::Policy& pol) {
+  auto learn = [&](policy::ClusterView& view, policy::Policy& pol, std::size_t loader) {
     if (d.member > 0) view.set_known(d.node, true);
+    // A host marked down has its connections closed: their stream ids are free.
+    if (!d.up && view.is_up(d.node)) release_lingering_on(d.node, loader);
     if (view.is_up(d.node) != d.up) {
       view.set_up(d.node, d.up);
       if (d.up) pol.on_up(d.node);
@@ -523,7 +525,7 @@ void Simulation::Impl::on_detect(std::uint32_t idx) {
     }
     if (d.member < 0) view.set_known(d.node, false);
   };
-  for (const auto& L : loaders_) learn(*L->view, *L->policy);  // every loader's driver at the same time
+  for (std::size_t l = 0; l < loaders_.size(); ++l) learn(*loaders_[l]->view, *loaders_[l]->policy, l);  // all at once
 }
 
 // The request path's two copies (sim_impl.hpp, hooked_).
