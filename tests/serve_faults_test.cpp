@@ -5,9 +5,8 @@
 // simulation's time 0), so the driver's log and the fault line up to the microsecond.
 #include <gtest/gtest.h>
 
-#include <cmath>
-
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <unistd.h>
@@ -383,6 +382,145 @@ TEST(ServePythonDriverFaults, OverloadedAnswersAreRetriedOnTheNextHostAsTheModel
   std::printf("the model as a closed loop of 64: %llu attempts for %llu operations, %llu failed\n",
               static_cast<unsigned long long>(attempts), static_cast<unsigned long long>(r.issued),
               static_cast<unsigned long long>(failed));
+}
+
+// The same overload for the Node.js driver (cassandra-driver 4.10, 64 in flight), whose rule is
+// lbsim's nodejs-default (sim/engine/retry_policy.hpp, lib/request-execution.js): an Overloaded
+// answer goes to the retry policy's onRequestError only for an idempotent request, which then
+// tries the plan's next host, with no count. By default (isIdempotent false) no request is
+// retried: data requests = requests and failures = Overloaded answers. With every statement
+// idempotent: the Python identity, data requests = requests + Overloaded answers - failures. The
+// model with nodejs-default obeys the same, by its own counts.
+TEST(ServeNodeJsDriverFaults, OverloadedAnswersAreRetriedOnlyForIdempotentRequestsAsTheModelsRuleSays) {
+  const auto env = policy::nodejs_test::oracle_env();
+  if (!env.skip_reason.empty()) GTEST_SKIP() << env.skip_reason;
+  const std::vector<std::string> overload{"cluster.server=scylla-2025.1", "cluster.max_concurrent_requests_per_shard=2",
+                                          "cluster.service.read.mean_us=1000", "cluster.service.read.p99_us=4000",
+                                          "cluster.service.write.mean_us=1000", "cluster.service.write.p99_us=4000"};
+  const Scenario sc = load_scenario(kServeFile, overload);
+  constexpr int kN = 3000;
+  for (const bool idempotent : {false, true}) {
+    serve::ServeOptions opt;
+    opt.address = idempotent ? "127.0.17.1" : "127.0.16.1";
+    opt.port = idempotent ? 19852 : 19851;
+    testing::ServeThread server(sc, "nodejs", opt);
+    const std::string out = testing::capture(fmt::format("node '{}/tests/serve/nodejs_client.js' '{}' {} {} {} 5 64 {} 2>&1",
+                                                LBSIM_SOURCE_DIR, env.driver, opt.address, opt.port, kN,
+                                                idempotent ? 1 : 0));
+    const auto& report = server.stop();
+    const std::string line = last_json_line(out);
+    ASSERT_FALSE(line.empty()) << "the Node.js client failed:\n" << out;
+    const json client = json::parse(line);
+    std::int64_t data = 0;
+    for (const auto& d : report["serve"]["data_requests"]) data += d["data_requests"].get<std::int64_t>();
+    const std::int64_t overloaded = report["serve"]["errors_sent"].value("overloaded", std::int64_t{0});
+    const std::int64_t failures = client["failures"].get<std::int64_t>();
+    std::printf("Node.js under overload, idempotent %d: %d requests, %lld data requests at the server, %lld Overloaded "
+                "answers, %lld failed\n",
+                idempotent ? 1 : 0, kN, static_cast<long long>(data), static_cast<long long>(overloaded),
+                static_cast<long long>(failures));
+    EXPECT_GT(overloaded, kN / 10) << "the scenario should shed";
+    if (!idempotent) {
+      EXPECT_EQ(data, kN) << "a non-idempotent request was retried";
+      EXPECT_EQ(failures, overloaded) << "an Overloaded answer did not fail its request";
+    } else {
+      EXPECT_EQ(data, kN + overloaded - failures) << "an Overloaded answer was not retried, or retried more than once";
+      EXPECT_LE(failures * 5, overloaded);
+    }
+
+    // The model, nodejs-default, as a closed loop of 64.
+    std::vector<std::string> model_sets = overload;
+    for (const char* x : {"retry.policy=nodejs-default", "client.threads=64", "workload.ops=3000"}) model_sets.push_back(x);
+    model_sets.push_back(idempotent ? "retry.idempotent=true" : "retry.idempotent=false");
+    const Scenario model_sc = load_scenario(kServeFile, model_sets);
+    const RunResult r = run_simulation(model_sc, *model_sc.find_policy("nodejs"), model_sc.seed);
+    std::uint64_t attempts = 0, failed = 0, no_host = 0, shed = 0;
+    for (const auto& n : r.nodes) attempts += n.coordinator_ops;
+    for (const auto& k : r.by_op) {
+      failed += k.error_total();
+      no_host += k.errors[static_cast<std::size_t>(ErrorKind::NoHostAvailable)];
+      shed += k.errors[static_cast<std::size_t>(ErrorKind::Overloaded)];
+    }
+    std::printf("the model: %llu attempts for %llu operations, %llu failed (%llu Overloaded)\n",
+                static_cast<unsigned long long>(attempts), static_cast<unsigned long long>(r.issued),
+                static_cast<unsigned long long>(failed), static_cast<unsigned long long>(shed));
+    if (!idempotent) {
+      EXPECT_EQ(attempts, r.issued) << "the model retried a non-idempotent request";
+      EXPECT_EQ(failed, shed) << "the model failed a request other than by an Overloaded answer";
+      EXPECT_GT(shed, 0u);
+    } else {
+      EXPECT_EQ(attempts + no_host, r.issued + r.client.retries);
+      EXPECT_EQ(failed, no_host) << "the model failed a request other than by exhausting its plan";
+    }
+  }
+}
+
+// The same overload for gocql 1.3.2 (64 in flight). Its NewCluster sets no RetryPolicy
+// (/usr/share/gocode/src/github.com/gocql/gocql/cluster.go; query_executor.go returns at once when
+// the policy is nil), so by default no query is retried: data requests = requests and failures =
+// Overloaded answers, lbsim's "never". With SimpleRetryPolicy{NumRetries: 3} (the scylladb/gocql
+// fork's default, lbsim's gocql-simple) every error goes to the next host, at most 3 times: data
+// requests = requests + Overloaded answers - failures, and each failure took 4 Overloaded answers.
+// The model with each rule obeys the same, by its own counts.
+TEST(ServeGocqlDriverFaults, OverloadedAnswersAreRetriedOnlyWithARetryPolicyAsTheModelsRulesSay) {
+  const testing::GoClient go("gocql_client");
+  if (!go.missing.empty()) GTEST_SKIP() << go.missing;
+  ASSERT_TRUE(go.error.empty()) << go.error;
+  const std::vector<std::string> overload{"cluster.server=scylla-2025.1", "cluster.max_concurrent_requests_per_shard=2",
+                                          "cluster.service.read.mean_us=1000", "cluster.service.read.p99_us=4000",
+                                          "cluster.service.write.mean_us=1000", "cluster.service.write.p99_us=4000"};
+  const Scenario sc = load_scenario(kServeFile, overload);
+  constexpr int kN = 3000;
+  for (const bool retries : {false, true}) {
+    serve::ServeOptions opt;
+    opt.address = retries ? "127.0.19.1" : "127.0.18.1";
+    opt.port = retries ? 19862 : 19861;
+    testing::ServeThread server(sc, "go", opt);
+    const std::string out = testing::capture(fmt::format("'{}' {} {} {} 5 64{} 2>&1", go.binary, opt.address, opt.port,
+                                                kN, retries ? " 3" : ""));
+    const auto& report = server.stop();
+    const auto brace = out.find("{\"failures\"");
+    ASSERT_NE(brace, std::string::npos) << "the gocql client failed:\n" << out;
+    const json client = json::parse(out.substr(brace));
+    std::int64_t data = 0;
+    for (const auto& d : report["serve"]["data_requests"]) data += d["data_requests"].get<std::int64_t>();
+    const std::int64_t overloaded = report["serve"]["errors_sent"].value("overloaded", std::int64_t{0});
+    const std::int64_t failures = client["failures"].get<std::int64_t>();
+    std::printf("gocql under overload, %s: %d requests, %lld data requests at the server, %lld Overloaded answers, "
+                "%lld failed\n",
+                retries ? "SimpleRetryPolicy{3}" : "no retry policy", kN, static_cast<long long>(data),
+                static_cast<long long>(overloaded), static_cast<long long>(failures));
+    EXPECT_GT(overloaded, kN / 10) << "the scenario should shed";
+    if (!retries) {
+      EXPECT_EQ(data, kN) << "a query was retried without a retry policy";
+      EXPECT_EQ(failures, overloaded) << "an Overloaded answer did not fail its query";
+    } else {
+      EXPECT_EQ(data, kN + overloaded - failures) << "an Overloaded answer was not retried, or retried more than once";
+      EXPECT_LE(failures * 4, overloaded);
+    }
+
+    std::vector<std::string> model_sets = overload;
+    for (const char* x : {"client.threads=64", "workload.ops=3000"}) model_sets.push_back(x);
+    model_sets.push_back(retries ? "retry.policy=gocql-simple" : "retry.policy=never");
+    const Scenario model_sc = load_scenario(kServeFile, model_sets);
+    const RunResult r = run_simulation(model_sc, *model_sc.find_policy("go"), model_sc.seed);
+    std::uint64_t attempts = 0, failed = 0, shed = 0;
+    for (const auto& n : r.nodes) attempts += n.coordinator_ops;
+    for (const auto& k : r.by_op) {
+      failed += k.error_total();
+      shed += k.errors[static_cast<std::size_t>(ErrorKind::Overloaded)];
+    }
+    std::printf("the model: %llu attempts for %llu operations, %llu retries, %llu failed (%llu Overloaded)\n",
+                static_cast<unsigned long long>(attempts), static_cast<unsigned long long>(r.issued),
+                static_cast<unsigned long long>(r.client.retries), static_cast<unsigned long long>(failed),
+                static_cast<unsigned long long>(shed));
+    EXPECT_EQ(attempts, r.issued + r.client.retries);
+    EXPECT_EQ(failed, shed) << "the model failed a query other than by an Overloaded answer";
+    EXPECT_GT(shed, 0u);
+    if (!retries) {
+      EXPECT_EQ(r.client.retries, 0u);
+    }
+  }
 }
 
 }  // namespace

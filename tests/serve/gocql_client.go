@@ -10,7 +10,10 @@
 // request's key and host ("requests", for the test to check against the ring, since gocql keeps
 // its token map private), and the failures.
 //
-//   gocql_client ADDRESS PORT N SEED CONCURRENCY
+// RETRIES, when given, sets ClusterConfig.RetryPolicy to SimpleRetryPolicy{NumRetries: RETRIES}:
+// gocql 1.3.2's NewCluster sets none, so by default no query is retried.
+//
+//   gocql_client ADDRESS PORT N SEED CONCURRENCY [RETRIES]
 package main
 
 import (
@@ -42,6 +45,10 @@ func main() {
 	cluster.Timeout = 10 * time.Second
 	cluster.ConnectTimeout = 10 * time.Second
 	cluster.PoolConfig.HostSelectionPolicy = gocql.TokenAwareHostPolicy(gocql.RoundRobinHostPolicy())
+	if len(os.Args) > 6 {
+		retries, _ := strconv.Atoi(os.Args[6])
+		cluster.RetryPolicy = &gocql.SimpleRetryPolicy{NumRetries: retries}
+	}
 	// gocql 1.3.2 has no public list of the hosts it knows: its host filter sees each one it discovers.
 	var hostMu sync.Mutex
 	racks := map[string]string{}

@@ -5,11 +5,12 @@
 // random 8-byte keys from a seeded generator) with CONCURRENCY in flight, and prints, as JSON: the
 // hosts and keyspaces it discovered, the requests each host coordinated (ResultSet.info.queriedHost),
 // how many of those were not a replica of the key by the driver's own metadata
-// (Metadata.getReplicas), and the failures.
+// (Metadata.getReplicas), and the failures. IDEMPOTENT "1" marks every statement idempotent
+// (QueryOptions isIdempotent; the driver's default is false).
 //
-//   node nodejs_client.js DRIVER_DIR ADDRESS PORT N SEED CONCURRENCY
+//   node nodejs_client.js DRIVER_DIR ADDRESS PORT N SEED CONCURRENCY [IDEMPOTENT]
 'use strict';
-const [driverDir, address, port, n, seed, concurrency] = process.argv.slice(2);
+const [driverDir, address, port, n, seed, concurrency, idempotent] = process.argv.slice(2);
 const cassandra = require(driverDir);
 
 // xorshift32: the same keys on every run of a seed.
@@ -33,7 +34,7 @@ async function main() {
     localDataCenter: 'dc1',
     protocolOptions: { port: Number(port), maxVersion: 4 },
     socketOptions: { connectTimeout: 10000, readTimeout: 10000 },
-    queryOptions: { consistency: cassandra.types.consistencies.localOne, prepare: true },
+    queryOptions: { consistency: cassandra.types.consistencies.localOne, prepare: true, isIdempotent: idempotent === '1' },
   });
   await client.connect();
   const meta = client.metadata;
