@@ -271,6 +271,59 @@ TEST(ServeNodeJsDriverFaults, ASilentNodeIsDetectedByTheWriteIdleHeartbeat) {
   EXPECT_LE(std::abs(model_down - down_at), 1.0) << "more than one heartbeat interval between driver and model";
 }
 
+// down n2 at 3 s for gocql 1.3.2, which heeds the cluster's STATUS_CHANGE DOWN (events.go
+// handleNodeDown: the host leaves the policy and the pool), after its 1 s event debounce
+// (eventDebounceTime). lbsim serve sends it faults.server_detection (1 s) after the fault, so the
+// driver leaves n2 at about 5 s; its own heartbeat (conn.go heartBeat: an OPTIONS every 5 s, the
+// connection closed after 6 failures) would take far longer. gocql has no public host listener:
+// the time it left n2 is its last request sent to n2. lbsim's model of gocql (sim/mech/detect, the
+// DOWN event with the 1 s debounce) marks n2 down "by event" at 3 + 1 + 1 s.
+TEST(ServeGocqlDriverFaults, ASilentNodeIsLeftAtTheClustersDownEventAsTheModelSays) {
+  const testing::GoClient go("gocql_timeline");
+  if (!go.missing.empty()) GTEST_SKIP() << go.missing;
+  ASSERT_TRUE(go.error.empty()) << go.error;
+  const std::string fault = R"(faults.events=[{"at_s": 3, "node": "n2", "kind": "down", "duration_s": 5}])";
+  const Scenario sc = load_scenario(kServeFile, {fault});
+  serve::ServeOptions opt;
+  opt.address = "127.0.20.1";
+  opt.port = 19872;
+  testing::ServeThread server(sc, "go", opt);
+  const std::string out =
+      testing::capture(fmt::format("'{}' {} {} 7 2 13 1000 2>&1", go.binary, opt.address, opt.port));
+  const auto& report = server.stop();
+  const std::string line = last_json_line(out);
+  ASSERT_FALSE(line.empty()) << "the gocql client failed:\n" << out;
+  const json client = json::parse(line);
+  const double origin = report["serve"]["started_steady_ns"].get<double>();
+  const std::string n2 = cql::ipv4_text(*cql::parse_ipv4(opt.address) + 1);
+  double last_to_n2 = -1;
+  int to_n2_before = 0;
+  for (const auto& r : client["requests"]) {
+    if (r["tried"].get<std::string>() != n2) continue;
+    const double sent = (r["sent"].get<double>() - origin) / 1e9;
+    if (sent < 3) ++to_n2_before;
+    if (sent < 8) last_to_n2 = std::max(last_to_n2, sent);
+  }
+  const Scenario model_sc = load_scenario(kServeFile, {fault, "faults.driver_detection=driver", "client.rate_ops_s=500",
+                                                       R"(workload.mix={"read": 1})", "workload.ops=3500"});
+  const RunResult r = run_simulation(model_sc, *model_sc.find_policy("go"), model_sc.seed);
+  double model_down = -1;
+  std::string by;
+  if (r.detection)
+    for (const auto& e : r.detection->events)
+      if (e.node == "n2" && !e.up && model_down < 0) model_down = e.at_s, by = e.by;
+  std::printf("gocql, silent n2 from 3 s: its last request to n2 sent at %.3f s (%d before the fault); lbsim's model "
+              "marked n2 down at %.3f s by %s\n",
+              last_to_n2, to_n2_before, model_down, by.c_str());
+  ::testing::Test::RecordProperty("driver_left_s", fmt::format("{:.3f}", last_to_n2));
+  EXPECT_GT(to_n2_before, 100);
+  EXPECT_GE(last_to_n2, 4.9) << "the driver left n2 before the DOWN event and its debounce";
+  EXPECT_LE(last_to_n2, 5.5) << "the driver kept sending to n2 after the DOWN event";
+  EXPECT_EQ(by, "event");
+  EXPECT_NEAR(model_down, 5.0, 0.05);
+  EXPECT_LE(std::abs(model_down - last_to_n2), 0.5);
+}
+
 // Topology changes: n6 joins (add_node at 1 s, 1 s of streaming: NORMAL at 2 s) and n2 leaves
 // (decommission at 4 s: left at 5 s) on a ScyllaDB release's vnode keyspace. n6 listens only once
 // it is NORMAL; the other nodes' registered connections hear NEW_NODE a server_detection (1 s)

@@ -3,9 +3,11 @@
 // every PERIOD_MS for SECONDS, each in its own goroutine. Prints one JSON document: per request
 // its send and completion times (CLOCK_MONOTONIC nanoseconds, the clock of serve.json's
 // started_steady_ns; Go keeps its own monotonic reading private, so it is read with
-// clock_gettime), its key, the host that answered ("" on failure) and the error.
+// clock_gettime), its key, the host that answered ("" on failure), the host it was sent to
+// ("tried", set on failure too) and the error. TIMEOUT_MS sets ClusterConfig.Timeout (default
+// 10 s).
 //
-//   gocql_timeline ADDRESS PORT SECONDS PERIOD_MS SEED
+//   gocql_timeline ADDRESS PORT SECONDS PERIOD_MS SEED [TIMEOUT_MS]
 package main
 
 import (
@@ -34,6 +36,7 @@ type entry struct {
 	Done  int64  `json:"done"`
 	Key   string `json:"key"`
 	Host  string `json:"host"`
+	Tried string `json:"tried"`
 	Error string `json:"error"`
 }
 
@@ -50,6 +53,10 @@ func main() {
 	cluster.ProtoVersion = 4
 	cluster.Consistency = gocql.LocalOne
 	cluster.Timeout = 10 * time.Second
+	if len(os.Args) > 6 {
+		ms, _ := strconv.Atoi(os.Args[6])
+		cluster.Timeout = time.Duration(ms) * time.Millisecond
+	}
 	cluster.ConnectTimeout = 10 * time.Second
 	cluster.PoolConfig.HostSelectionPolicy = gocql.TokenAwareHostPolicy(gocql.RoundRobinHostPolicy())
 	session, err := cluster.CreateSession()
@@ -79,6 +86,9 @@ func main() {
 			host := iter.Host()
 			err := iter.Close()
 			e.Done = monotonic()
+			if host != nil {
+				e.Tried = host.ConnectAddress().String()
+			}
 			if err != nil || host == nil {
 				if err != nil {
 					e.Error = err.Error()
