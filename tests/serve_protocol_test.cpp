@@ -332,16 +332,32 @@ TEST(CqlSession, PrepareGivesThePartitionKeyIndexAndExecuteRoutesByTheKeysToken)
   EXPECT_EQ(ok.i32(), 0x0004);
   EXPECT_EQ(ok.i32(), 1);
   EXPECT_EQ(ok.i32(), 0);
-  // A failure: Read_timeout with its consistency, received 0, block-for 2, no data.
-  const Response timeout = split(f.session.error_frame(*o.data, ErrorKind::ReadTimeout, 3));
+  // A failure: Read_timeout with its consistency, the responses the coordinator counted (here 2:
+  // enough, but not the data replica's), block-for 2, and whether the data was among them.
+  ExternalEnd end;
+  end.success = false;
+  end.error = ErrorKind::ReadTimeout;
+  end.received = 2;
+  const Response timeout = split(f.session.error_frame(*o.data, end, 3));
   Reader rt(timeout.body);
   EXPECT_EQ(rt.i32(), kReadTimeout);
-  rt.string();
+  EXPECT_EQ(rt.string(), "Operation timed out - received only 2 responses.");
   EXPECT_EQ(rt.u16(), 0x0004);
-  EXPECT_EQ(rt.i32(), 0);
+  EXPECT_EQ(rt.i32(), 2);
   EXPECT_EQ(rt.i32(), 2);
   EXPECT_EQ(rt.byte(), 0);
-  const Response unavailable = split(f.session.error_frame(*o.data, ErrorKind::Unavailable, 1));
+  end.received = 1;
+  end.data_present = true;
+  const Response timeout1 = split(f.session.error_frame(*o.data, end, 3));
+  Reader rt1(timeout1.body);
+  rt1.i32();
+  rt1.string();
+  rt1.u16();
+  EXPECT_EQ(rt1.i32(), 1);
+  EXPECT_EQ(rt1.i32(), 2);
+  EXPECT_EQ(rt1.byte(), 1);
+  end.error = ErrorKind::Unavailable;
+  const Response unavailable = split(f.session.error_frame(*o.data, end, 1));
   Reader un(unavailable.body);
   EXPECT_EQ(un.i32(), kUnavailable);
   un.string();

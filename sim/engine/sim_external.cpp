@@ -26,7 +26,16 @@ class OneHostPlan final : public policy::Plan {
 void on_external_end(void* self, std::uint32_t op, bool success, ErrorKind error) {
   auto& s = *static_cast<Simulation::Impl*>(self);
   if (!s.external_done_) return;
-  s.external_done_({s.op_tag_[op], success, error, s.now_ - s.ops_[op].start});
+  s.external_done_({s.op_tag_[op], success, error, s.now_ - s.ops_[op].start, s.op_received_[op], s.op_data_[op] != 0});
+}
+// The coordinator's answer reaches its driver: what it had counted, for the error's fields.
+void on_external_answer(void* self, std::uint32_t cr) {
+  auto& s = *static_cast<Simulation::Impl*>(self);
+  const auto& c = s.crs_[cr];
+  const auto& at = s.attempts_[c.attempt];
+  if (at.gen != c.attempt_gen || !at.alive) return;  // late: the operation is not this answer's any more
+  s.op_received_[at.op] = c.got;
+  s.op_data_[at.op] = c.kind == OpKind::Read && c.phase == 1 ? 1 : 0;
 }
 void on_external_member(void* self, NodeId n, std::int8_t change) {
   auto& s = *static_cast<Simulation::Impl*>(self);
@@ -41,6 +50,9 @@ void on_external_closed(void* self, NodeId n) {
 void Simulation::Impl::external_begin(Simulation::ExternalDone done, bool connection_shards) {
   external_done_ = std::move(done);
   ops_.add_column(op_tag_, std::uint64_t{0});
+  ops_.add_column(op_received_, std::uint8_t{0});
+  ops_.add_column(op_data_, std::uint8_t{0});
+  hooks_.answer_received.add(this, &on_external_answer);
   if (connection_shards) {
     ops_.add_column(op_shard_, std::int32_t{-1});
     external_shards_ = true;

@@ -490,6 +490,9 @@ struct Simulation::Impl {
   Simulation::ExternalDone external_done_;
   Simulation::ExternalTopology external_topology_;
   Column<std::uint64_t> op_tag_;  // per operation slot, registered by external_begin only
+  // Per operation slot (external_begin only): its coordinator's answer's counted responses, and
+  // 1 when a read's data replica was among them (ExternalEnd::received, data_present).
+  Column<std::uint8_t> op_received_, op_data_;
   bool external_shards_ = false;    // external_begin's connection_shards
   Column<std::int32_t> op_shard_;   // ExternalOp::shard, registered with external_shards_ only
   void external_begin(Simulation::ExternalDone done, bool connection_shards);

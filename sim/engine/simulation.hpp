@@ -82,6 +82,10 @@ struct ExternalEnd {
   bool success = true;
   ErrorKind error = ErrorKind::Unavailable;  // when !success
   SimTime latency = 0;                       // from the submission to the answer
+  // A coordinator's Read/Write_timeout: the replicas' responses counted toward its consistency
+  // level when it gave up, and (reads) whether the data replica was among them.
+  std::uint32_t received = 0;
+  bool data_present = false;
 };
 
 struct Cancelled : std::runtime_error {

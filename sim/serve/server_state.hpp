@@ -374,7 +374,7 @@ struct Server {
       --c->in_flight;
       const cql::DataRequest& r = it->second.req;
       if (e.success) c->send(cql::frame(r.stream, cql::kResult, r.success));
-      else c->send(c->session.error_frame(r, e.error, alive_replicas(r)));
+      else c->send(c->session.error_frame(r, e, alive_replicas(r)));
       ++answered;
     } else {
       ++unanswered;

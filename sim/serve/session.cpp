@@ -490,7 +490,8 @@ Outcome Session::run(std::int16_t stream, const Statement& st, const std::string
   return out;
 }
 
-Bytes Session::error_frame(const DataRequest& r, ErrorKind e, std::uint32_t alive) {
+Bytes Session::error_frame(const DataRequest& r, const ExternalEnd& end, std::uint32_t alive) {
+  const ErrorKind e = end.error;
   Writer w;
   std::int32_t code = kServerError;
   switch (e) {
@@ -505,18 +506,18 @@ Bytes Session::error_frame(const DataRequest& r, ErrorKind e, std::uint32_t aliv
     case ErrorKind::ReadTimeout:
       code = kReadTimeout;
       w.i32(code);
-      w.string("Operation timed out - received only 0 responses.");
+      w.string(fmt::format("Operation timed out - received only {} responses.", end.received));
       w.u16(r.cl_code);
-      w.i32(0);  // received: lbsim's end carries no count (docs/serve.md)
+      w.i32(static_cast<std::int32_t>(end.received));
       w.i32(static_cast<std::int32_t>(r.block_for));
-      w.byte(0);
+      w.byte(end.data_present ? 1 : 0);
       break;
     case ErrorKind::WriteTimeout:
       code = kWriteTimeout;
       w.i32(code);
-      w.string("Operation timed out - received only 0 responses.");
+      w.string(fmt::format("Operation timed out - received only {} responses.", end.received));
       w.u16(r.cl_code);
-      w.i32(0);
+      w.i32(static_cast<std::int32_t>(end.received));
       w.i32(static_cast<std::int32_t>(r.block_for));
       w.string(r.write_type);
       break;

@@ -41,7 +41,12 @@ inline void cql_session(std::string_view data) {
     const Bytes body(p + at, p + at + n);
     at += n;
     const Outcome o = session.handle(h, body);
-    if (o.data) (void)session.error_frame(*o.data, ErrorKind::WriteTimeout, 1);
+    if (o.data) {
+      ExternalEnd end;
+      end.success = false;
+      end.error = ErrorKind::WriteTimeout;
+      (void)session.error_frame(*o.data, end, 1);
+    }
     if (o.close) break;
   }
 }
