@@ -12,7 +12,9 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
 #include <chrono>
+#include <cstdio>
 #include <string>
 #include <vector>
 
@@ -692,6 +694,121 @@ TEST(ServeSockets, TheShardAwarePortGivesTheSourcePortsShardAndItsRequestsNoHops
               static_cast<unsigned long long>(matching), static_cast<unsigned long long>(other));
   EXPECT_EQ(matching, 0u);
   EXPECT_EQ(other, 120u) << "each read's 3 replica jobs arrive on the other shard and hop once";
+}
+
+// ScyllaDB's tablets-routing-v1 (docs/dev/protocol-extensions.md), which none of the three
+// installable drivers implements, through a client of the project's own that follows the published
+// layout: a tablet keyspace on scylla-2025.1 lists TABLETS_ROUTING_V1 in SUPPORTED; a connection
+// that asks for it in STARTUP gets, on the RESULT of each prepared request its node does not serve
+// as the tablet's replica on the connection's shard, a custom payload (flag 0x04) holding the
+// tablet's range (first, last] and its replicas' host ids and shards: those of the model's tablet
+// map, by the host ids of system.local and system.peers. A connection that did not ask gets none.
+TEST(ServeSockets, ATabletKeyspaceAnswersMisroutedRequestsWithTheTabletsRoutingPayload) {
+  // The policies' vnode replica maps do not apply to tablets: the model's drivers use their caches.
+  const Scenario sc = load_scenario(kServeConfig, {"cluster.server=scylla-2025.1", "keyspace.tablets=true",
+                                                   "policies.0.policy.replica_source=null",
+                                                   "policies.1.policy.replica_source=null",
+                                                   "policies.2.policy.replica_source=null"});
+  ASSERT_TRUE(sc.tablet_map);
+  serve::ServeOptions opt;
+  opt.address = "127.0.21.1";
+  opt.port = 19382;
+  testing::ServeThread server(sc, "python", opt);
+  const Catalog catalog(sc, *parse_ipv4(opt.address));
+  for (const bool asks : {true, false}) {
+    const int fd = connect_to(opt.address, opt.port);  // n1
+    ASSERT_GE(fd, 0);
+    send_frame(fd, kOptions, {});
+    const Response sup = recv_frame(fd);
+    ASSERT_EQ(sup.h.opcode, kSupported);
+    Reader sr(sup.body);
+    const auto supported = sr.string_multimap();
+    ASSERT_TRUE(supported.contains("TABLETS_ROUTING_V1"));
+    EXPECT_EQ(supported.at("TABLETS_ROUTING_V1"), std::vector<std::string>{""});
+    const std::uint32_t conn_shard = static_cast<std::uint32_t>(std::stoul(supported.at("SCYLLA_SHARD").at(0)));
+    Writer st;
+    st.u16(asks ? 2 : 1);
+    st.string("CQL_VERSION");
+    st.string("3.0.0");
+    if (asks) {
+      st.string("TABLETS_ROUTING_V1");
+      st.string("");
+    }
+    send_frame(fd, kStartup, st.out());
+    ASSERT_EQ(recv_frame(fd).h.opcode, kReady);
+    Writer prep;
+    prep.long_string("SELECT value FROM lbsim.kv WHERE key = ?");
+    send_frame(fd, kPrepare, prep.out(), 2);
+    const Response pr = recv_frame(fd);
+    ASSERT_EQ(pr.h.opcode, kResult);
+    Reader prd(pr.body);
+    ASSERT_EQ(prd.i32(), kPrepared);
+    const Bytes id = prd.short_bytes();
+    int payloads = 0, plain = 0;
+    for (int i = 0; i < 200; ++i) {
+      const Bytes key{static_cast<std::uint8_t>(i), static_cast<std::uint8_t>(i * 7 + 3), 0x5a};
+      Writer e;
+      e.short_bytes(id);
+      e.u16(0x0001);  // ONE
+      e.byte(0x01);
+      e.u16(1);
+      e.bytes(key);
+      send_frame(fd, kExecute, e.out(), 3);
+      const Response r = recv_frame(fd);
+      if (r.h.opcode == kError) {
+        Reader er(r.body);
+        const std::int32_t code = er.i32();
+        FAIL() << "key " << i << ": error 0x" << std::hex << code << ": " << er.string();
+      }
+      ASSERT_EQ(r.h.opcode, kResult) << i;
+      const Token t = murmur3_token(key);
+      const auto reps = sc.tablet_map->replicas_of(t);
+      bool served_here = false;
+      for (const TabletReplica& x : reps) served_here = served_here || (x.host == 0 && x.shard == conn_shard);
+      const bool has = (r.h.flags & 0x04) != 0;
+      EXPECT_EQ(has, asks && !served_here) << "key " << i;
+      if (!has) {
+        ++plain;
+        continue;
+      }
+      ++payloads;
+      Reader b(r.body);
+      ASSERT_EQ(b.u16(), 1);
+      EXPECT_EQ(b.string(), "tablets-routing-v1");
+      const Bytes v = b.bytes().value_or(Bytes{});
+      ASSERT_EQ(v.size(), 32 + 32 * reps.size());
+      Reader vr(v);
+      ASSERT_EQ(vr.i32(), 8);
+      const Token first = vr.i64();
+      ASSERT_EQ(vr.i32(), 8);
+      const Token last = vr.i64();
+      EXPECT_TRUE(t > first && t <= last) << "the key's token is outside (first, last]";
+      EXPECT_EQ(tablet_index(first + 1, sc.tablet_map->log2_count()), tablet_index(t, sc.tablet_map->log2_count()));
+      EXPECT_EQ(vr.i32(), static_cast<std::int32_t>(4 + 32 * reps.size()));
+      ASSERT_EQ(vr.i32(), static_cast<std::int32_t>(reps.size()));
+      for (const TabletReplica& x : reps) {
+        ASSERT_EQ(vr.i32(), 28);
+        ASSERT_EQ(vr.i32(), 16);
+        std::array<std::uint8_t, 16> host{};
+        for (auto& byte : host) byte = vr.byte();
+        EXPECT_EQ(host, catalog.host_id(x.host));
+        ASSERT_EQ(vr.i32(), 4);
+        EXPECT_EQ(static_cast<std::uint32_t>(vr.i32()), x.shard);
+      }
+      EXPECT_EQ(b.i32(), kRows);  // the RESULT itself follows
+    }
+    std::printf("tablets-routing-v1, %s: %d of 200 answers carried the payload, %d did not\n",
+                asks ? "asked for" : "not asked for", payloads, plain);
+    if (asks) {
+      EXPECT_GT(payloads, 80);  // n1 holds about 3/5 of the tablets, half of them on this shard
+      EXPECT_GT(plain, 10);
+    } else {
+      EXPECT_EQ(payloads, 0);
+    }
+    ::close(fd);
+  }
+  const auto& report = server.stop();
+  EXPECT_GT(report["serve"]["tablets_routing_payloads"].get<int>(), 80);
 }
 
 TEST(ServeSockets, RemoteAddressesAreRefusedUnlessAllowed) {

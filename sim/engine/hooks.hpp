@@ -11,12 +11,15 @@
 #include <cstddef>
 #include <cstdint>
 #include <span>
+#include <utility>
+#include <vector>
 
 #include "policies/policy.hpp"
 #include "sim/cluster/coordination.hpp"
 #include "sim/cluster/murmur3.hpp"
 #include "sim/core/check.hpp"
 #include "sim/core/time.hpp"
+#include "sim/engine/simulation.hpp"
 
 namespace lbsim {
 
@@ -217,8 +220,10 @@ struct Hooks {
   //   set the request's range (the coordinator's ring differs from the driver's);
   Strategy<std::span<const NodeId>(std::uint32_t cr, bool read, std::array<NodeId, 64>& buf, std::uint32_t& pending)>
       coordinator_replicas;
-  // - the shard of `replica` that owns the work of (range, token).
+  // - the shard of `replica` that owns the work of (range, token);
   Strategy<std::uint32_t(std::uint32_t range, Token token, NodeId replica)> replica_shard;
+  // - the routing hint the answer of coordinator request cr carries (CoordReq::payload), now.
+  Strategy<void(std::uint32_t cr, RoutingHint& out)> routing_hint;
 
   // Subscribers and strategy owners over every hook point (add a new one here): the bare request
   // path is chosen only when this is 0 (Simulation::Impl::choose_request_path).
@@ -229,7 +234,7 @@ struct Hooks {
            attempt_sent.size() + attempt_ended.size() + (replica_service ? 1 : 0) + (read_split ? 1 : 0) +
            op_started.size() + op_ended.size() + member_changed.size() + (extra_host ? 1 : 0) + answer_received.size() + coordinator_executed.size() +
            replica_hop.size() + token_map.size() + (op_range ? 1 : 0) + (driver_replicas ? 1 : 0) +
-           (driver_shard ? 1 : 0) + (coordinator_replicas ? 1 : 0) + (replica_shard ? 1 : 0);
+           (driver_shard ? 1 : 0) + (coordinator_replicas ? 1 : 0) + (replica_shard ? 1 : 0) + (routing_hint ? 1 : 0);
   }
 };
 

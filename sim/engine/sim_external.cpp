@@ -26,7 +26,14 @@ class OneHostPlan final : public policy::Plan {
 void on_external_end(void* self, std::uint32_t op, bool success, ErrorKind error) {
   auto& s = *static_cast<Simulation::Impl*>(self);
   if (!s.external_done_) return;
-  s.external_done_({s.op_tag_[op], success, error, s.now_ - s.ops_[op].start, s.op_received_[op], s.op_data_[op] != 0});
+  std::shared_ptr<const RoutingHint> hint;
+  if (!s.op_hint_.empty())
+    if (auto it = s.op_hint_.find(op); it != s.op_hint_.end()) {
+      hint = std::move(it->second);
+      s.op_hint_.erase(it);
+    }
+  s.external_done_({s.op_tag_[op], success, error, s.now_ - s.ops_[op].start, s.op_received_[op], s.op_data_[op] != 0,
+                    success ? std::move(hint) : nullptr});
 }
 // The coordinator's answer reaches its driver: what it had counted, for the error's fields.
 void on_external_answer(void* self, std::uint32_t cr) {
@@ -36,6 +43,11 @@ void on_external_answer(void* self, std::uint32_t cr) {
   if (at.gen != c.attempt_gen || !at.alive) return;  // late: the operation is not this answer's any more
   s.op_received_[at.op] = c.got;
   s.op_data_[at.op] = c.kind == OpKind::Read && c.phase == 1 ? 1 : 0;
+  if (c.payload && c.success && s.hooks_.routing_hint) {
+    auto h = std::make_shared<RoutingHint>();
+    s.hooks_.routing_hint(cr, *h);
+    s.op_hint_[at.op] = std::move(h);
+  }
 }
 void on_external_member(void* self, NodeId n, std::int8_t change) {
   auto& s = *static_cast<Simulation::Impl*>(self);

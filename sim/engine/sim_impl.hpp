@@ -493,6 +493,7 @@ struct Simulation::Impl {
   // Per operation slot (external_begin only): its coordinator's answer's counted responses, and
   // 1 when a read's data replica was among them (ExternalEnd::received, data_present).
   Column<std::uint8_t> op_received_, op_data_;
+  std::unordered_map<std::uint32_t, std::shared_ptr<const RoutingHint>> op_hint_;  // per operation slot, rare
   bool external_shards_ = false;    // external_begin's connection_shards
   Column<std::int32_t> op_shard_;   // ExternalOp::shard, registered with external_shards_ only
   void external_begin(Simulation::ExternalDone done, bool connection_shards);

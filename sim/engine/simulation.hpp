@@ -77,6 +77,14 @@ struct ExternalOp {
   std::int32_t shard = -1;
   std::uint64_t tag = 0;  // the caller's, handed back with the end
 };
+// What a coordinator's answer tells its driver about where the key's data lives: a token range
+// (first, last] and its replicas with their shards, in the order the server lists them
+// (Hooks::routing_hint).
+struct RoutingHint {
+  Token first = 0, last = 0;
+  std::vector<std::pair<NodeId, std::uint32_t>> replicas;
+};
+
 struct ExternalEnd {
   std::uint64_t tag = 0;
   bool success = true;
@@ -86,6 +94,9 @@ struct ExternalEnd {
   // level when it gave up, and (reads) whether the data replica was among them.
   std::uint32_t received = 0;
   bool data_present = false;
+  // A successful answer's routing hint (tablets-routing-v1), when the model's placement gives one:
+  // the coordinator was no replica, or not on the replica's shard.
+  std::shared_ptr<const RoutingHint> hint;
 };
 
 struct Cancelled : std::runtime_error {

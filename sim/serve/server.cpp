@@ -23,11 +23,14 @@ nlohmann::ordered_json serve(const Scenario& scenario, const PolicyEntry& policy
                                                "listen on other addresses",
                                                opt.address, cql::ipv4_text(static_cast<std::uint32_t>(last))));
   if (!(opt.time_scale > 0)) throw ConfigError("--time-scale", "must be above 0");
-  // The drivers would route by the vnode tokens of system.local while the model places by tablets:
-  // refused until the tablets-routing-v1 payload is served (docs/serve.md).
-  if (scenario.cluster.replication.tablets)
-    throw ConfigError("/keyspace/tablets", "lbsim serve does not serve tablet keyspaces yet (the drivers would "
-                                           "route by vnode tokens): use a vnode keyspace");
+  // A tablet keyspace needs the shards the tablets are placed on, and the routing payload that
+  // tells a driver where a tablet is (ScyllaDB's; TABLETS_ROUTING_V1).
+  if (scenario.cluster.replication.tablets &&
+      !(server_rules(scenario.nodes.server).scylla && scenario.nodes.discipline == Discipline::PerShard &&
+        scenario.nodes.shards > 1))
+    throw ConfigError("/keyspace/tablets", "lbsim serve serves a tablet keyspace on a ScyllaDB release with the "
+                                           "per_shard discipline and more than one shard (tablets routing goes to a "
+                                           "replica's shard)");
 
   Server s(scenario, policy, seed, opt, *base, out);
   for (NodeId k = 0; k < n; ++k)
@@ -98,6 +101,7 @@ nlohmann::ordered_json serve(const Scenario& scenario, const PolicyEntry& policy
   sv["error_messages"] = msgs;
   if (s.counts.messages_dropped > 0) sv["error_messages_not_kept"] = s.counts.messages_dropped;
   sv["answered"] = s.answered;
+  if (s.sc.cluster.replication.tablets) sv["tablets_routing_payloads"] = s.hints_sent;  // tablet keyspaces only
   sv["unanswered"] = {{"client_gone", s.unanswered}, {"in_flight_at_end", s.pending.size()}, {"node_down", s.dropped_down}};
   sv["limits"] = {{"max_frame_bytes", opt.max_frame},
                   {"max_connections_per_node", opt.max_connections},

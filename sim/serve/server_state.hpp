@@ -158,7 +158,7 @@ struct Server {
   Clock::time_point armed_at;
   LatencyHistogram lag;
   std::uint64_t accepted = 0, refused = 0, closed_by_fault = 0, dropped_down = 0, answered = 0, unanswered = 0,
-                stream_limit = 0, frame_limit = 0;
+                stream_limit = 0, frame_limit = 0, hints_sent = 0;
   std::size_t peak_connections = 0;
   std::uint64_t relisten_failures = 0;
 
@@ -373,8 +373,12 @@ struct Server {
     if (auto c = it->second.conn.lock(); c && c->open) {
       --c->in_flight;
       const cql::DataRequest& r = it->second.req;
-      if (e.success) c->send(cql::frame(r.stream, cql::kResult, r.success));
-      else c->send(c->session.error_frame(r, e, alive_replicas(r)));
+      if (e.success) {
+        c->send(c->session.result_frame(r, e));
+        if (e.hint && r.hint_eligible && c->session.wants_tablet_hints()) ++hints_sent;
+      } else {
+        c->send(c->session.error_frame(r, e, alive_replicas(r)));
+      }
       ++answered;
     } else {
       ++unanswered;

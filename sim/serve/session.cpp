@@ -164,17 +164,22 @@ Outcome Session::handle(const Header& h, const Bytes& body) {
           m.push_back({"SCYLLA_SHARDING_IGNORE_MSB", {std::to_string(sc_.nodes.msb_ignore)}});
           if (catalog_.shard_aware_port() != 0)
             m.push_back({"SCYLLA_SHARD_AWARE_PORT", {std::to_string(catalog_.shard_aware_port())}});
+          // The routing payload, when the keyspace has tablets (protocol-extensions.md: value "").
+          if (sc_.cluster.replication.tablets) m.push_back({"TABLETS_ROUTING_V1", {""}});
         }
         w.string_multimap(m);
         out.frames.push_back(frame(h.stream, kSupported, w.out()));
         return out;
       }
       case kStartup: {
-        for (const auto& [k, v] : r.string_map())
+        for (const auto& [k, v] : r.string_map()) {
           if (k == "COMPRESSION") {
             out.frames.push_back(error(h.stream, kProtocolError, "Unknown compression algorithm: " + v));
             return out;
           }
+          if (k == "TABLETS_ROUTING_V1" && server_rules(sc_.nodes.server).scylla && sc_.cluster.replication.tablets)
+            tablets_routing_ = true;
+        }
         started_ = true;
         out.frames.push_back(frame(h.stream, kReady, {}));
         return out;
@@ -468,6 +473,7 @@ Outcome Session::run(std::int16_t stream, const Statement& st, const std::string
   const ClNeed need = cl_need(d.op.cl, sc_.topology().node_dc[self_], rf_);
   d.block_for = need.total;
   d.write_type = st.conditional ? "CAS" : "SIMPLE";
+  d.hint_eligible = prepared_result != nullptr && routed;
   // Reads return no rows: lbsim stores no data (docs/serve.md).
   if (st.conditional) {
     RowSet applied;
@@ -488,6 +494,37 @@ Outcome Session::run(std::int16_t stream, const Statement& st, const std::string
   }
   out.data = std::move(d);
   return out;
+}
+
+// The payload's value: the CQL serialisation of tuple<bigint first, bigint last, list<tuple<uuid,
+// int>>>, each tuple field and list element [bytes]-wrapped, the list with an int count
+// (scylladb/scylladb docs/dev/protocol-extensions.md "tablets-routing-v1"; the parsers of
+// scylladb/gocql tablets/hint_parser.go and scylla-rust-driver routing/locator/tablets.rs read it
+// so): 32 + 32 n bytes for n replicas.
+Bytes Session::result_frame(const DataRequest& r, const ExternalEnd& end) const {
+  if (!end.hint || !r.hint_eligible || !tablets_routing_) return frame(r.stream, kResult, r.success);
+  const RoutingHint& h = *end.hint;
+  Writer v;
+  v.i32(8);
+  v.i64(h.first);
+  v.i32(8);
+  v.i64(h.last);
+  v.i32(static_cast<std::int32_t>(4 + 32 * h.replicas.size()));
+  v.i32(static_cast<std::int32_t>(h.replicas.size()));
+  for (const auto& [host, shard] : h.replicas) {
+    v.i32(28);
+    v.i32(16);
+    const auto& id = catalog_.host_id(host);
+    v.raw(id.data(), id.size());
+    v.i32(4);
+    v.i32(static_cast<std::int32_t>(shard));
+  }
+  Writer w;
+  w.u16(1);
+  w.string("tablets-routing-v1");
+  w.bytes(v.out());
+  w.raw(r.success.data(), r.success.size());
+  return frame(r.stream, kResult, w.out(), 0x04);
 }
 
 Bytes Session::error_frame(const DataRequest& r, const ExternalEnd& end, std::uint32_t alive) {

@@ -49,6 +49,9 @@ struct DataRequest {
   std::uint16_t cl_code = 0;     // the request's consistency, as sent
   std::uint32_t block_for = 1;   // the CL's replica count for the coordinator (Read/Write_timeout, Unavailable)
   std::string write_type;        // SIMPLE, BATCH, UNLOGGED_BATCH, CAS (Write_timeout)
+  // A prepared statement with its partition key bound: its answer may carry the model's routing
+  // hint as a tablets-routing-v1 payload (ScyllaDB evaluates check_locality for those only).
+  bool hint_eligible = false;
   Bytes success;                 // the RESULT body sent when the operation succeeds
 };
 
@@ -87,9 +90,13 @@ class Session {
   bool wants_topology() const { return topology_; }
   bool wants_status() const { return status_; }
   bool wants_schema() const { return schema_; }
+  bool wants_tablet_hints() const { return tablets_routing_; }
 
   // The ERROR frame for a simulated operation that failed with `error`.
   Bytes error_frame(const DataRequest& r, const ExternalEnd& end, std::uint32_t alive);
+  // A successful answer: the RESULT, with the tablets-routing-v1 custom payload (flag 0x04) when
+  // the model gives a routing hint, the request is eligible and this connection negotiated it.
+  Bytes result_frame(const DataRequest& r, const ExternalEnd& end) const;
 
  private:
   struct Params {
@@ -113,6 +120,7 @@ class Session {
   RfTable rf_;
   bool started_ = false;
   bool topology_ = false, status_ = false, schema_ = false;
+  bool tablets_routing_ = false;  // STARTUP asked for TABLETS_ROUTING_V1
   std::string keyspace_;  // USE
 };
 

@@ -18,6 +18,7 @@
 #include "sim/mech/placement/tablets.hpp"
 
 #include <algorithm>
+#include <limits>
 
 #include "sim/engine/sim_impl.hpp"
 
@@ -65,6 +66,9 @@ TabletPlacement::TabletPlacement(Core& core, std::uint16_t id)
       });
   k.replica_shard.claim(this, [](void* s, std::uint32_t tablet, Token t, NodeId r) {
     return static_cast<TabletPlacement*>(s)->replica_shard(tablet, t, r);
+  });
+  k.routing_hint.claim(this, [](void* s, std::uint32_t cr, RoutingHint& out) {
+    static_cast<TabletPlacement*>(s)->routing_hint(cr, out);
   });
   k.coordinator_executed.add(this, [](void* s, std::uint32_t cr) { static_cast<TabletPlacement*>(s)->route(cr); });
   k.answer_received.add(this, [](void* s, std::uint32_t cr) { static_cast<TabletPlacement*>(s)->learn(cr); });
@@ -161,6 +165,18 @@ void TabletPlacement::route(std::uint32_t cr) {
     ++tc_.wrong_shard;
     c.payload = !pending_here;
   }
+}
+
+// The tablets-routing-v1 payload of an answer (SS locator/tablets.cc check_locality and
+// cql3/query_processor's add_tablet_info): the tablet's range (first, last], the first tablet's
+// from the minimum token, and the replicas column of system.tablets (the old set while it moves).
+void TabletPlacement::routing_hint(std::uint32_t cr, RoutingHint& out) const {
+  const std::uint32_t tablet = core_.crs_[cr].range;
+  const int log2 = tmap_.log2_count();
+  out.first = tablet == 0 ? std::numeric_limits<Token>::min() : tablet_last_token(tablet - 1, log2);
+  out.last = tablet_last_token(tablet, log2);
+  out.replicas.clear();
+  for (const TabletReplica& r : tmap_.replicas(tablet)) out.replicas.emplace_back(r.host, r.shard);
 }
 
 void TabletPlacement::learn(std::uint32_t cr) {

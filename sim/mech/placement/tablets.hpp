@@ -92,6 +92,7 @@ class TabletPlacement final : public Placement {
 
   // For tests (the core harness).
   const TabletMap& map() const { return tmap_; }
+  void routing_hint(std::uint32_t cr, RoutingHint& out) const;  // the routing_hint strategy (hooks.hpp)
   const Counters& counters() const { return tc_; }
   bool cached(std::uint32_t tablet) const { return cache_known_[tablet] != 0; }
   const std::vector<Migration>& migrations() const { return migs_; }
